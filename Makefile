@@ -1,0 +1,84 @@
+# kvplan - plain GNU make.  A single Makefile keeps the build legible and
+# needs nothing beyond build-essential and pkg-config; see README.md.
+#
+#   make            library (static + shared) and the kvplan tool, in build/
+#   make test       unit tests and data-driven CLI cases (tests/run.sh)
+#   make test SAN=1 the same under AddressSanitizer + UBSan (build-san/)
+#   make demo       the catalog table
+#   make install PREFIX=/usr/local
+
+PREFIX  ?= /usr/local
+CC      ?= cc
+SAN     ?=
+B       := $(if $(SAN),build-san,build)
+
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -D_DEFAULT_SOURCE \
+           -Iinclude $(JANSSON_CFLAGS)
+ifneq ($(SAN),)
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:lib/%.c=$(B)/lib/%.o) $(B)/lib/catalog_data.o
+CLI_SRC := $(wildcard src/*.c)
+CLI_OBJ := $(CLI_SRC:src/%.c=$(B)/src/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+MODELS  := $(wildcard data/models/*.json) data/models/catalog.list
+
+.PHONY: all test demo install clean
+all: $(B)/kvplan $(B)/libkvplan.so
+
+$(B)/lib $(B)/src $(B)/tests $(B)/tools:
+	@mkdir -p $@
+
+$(B)/lib/%.o: lib/%.c lib/*.h include/kvplan.h | $(B)/lib
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(B)/tools/embed: tools/embed.c | $(B)/tools
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
+$(B)/lib/catalog_data.c: $(B)/tools/embed $(MODELS) | $(B)/lib
+	$(B)/tools/embed data/models/catalog.list $@
+
+$(B)/lib/catalog_data.o: $(B)/lib/catalog_data.c
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(B)/libkvplan.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+$(B)/libkvplan.so: $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LDFLAGS) $(JANSSON_LIBS)
+
+$(B)/src/%.o: src/%.c src/*.h include/kvplan.h | $(B)/src
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/kvplan: $(CLI_OBJ) $(B)/libkvplan.a
+	$(CC) -o $@ $^ $(LDFLAGS) $(JANSSON_LIBS)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libkvplan.a | $(B)/tests
+	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS)
+
+test: $(B)/kvplan $(UNIT_BIN)
+	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests sh tests/run.sh
+
+demo: $(B)/kvplan
+	@$(B)/kvplan models
+
+install: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	           $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(B)/kvplan $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libkvplan.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/kvplan.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' kvplan.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kvplan.pc
+
+clean:
+	rm -rf build build-san

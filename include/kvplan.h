@@ -1,0 +1,202 @@
+/* kvplan.h - public API of libkvplan.
+ *
+ * libkvplan predicts, without loading weights, how much memory an LLM's KV
+ * cache and recurrent state take.  A model from any source (config.json, the
+ * built-in catalog, the Hugging Face cache) is normalized into one per-layer
+ * description (kvp_model); runtimes (theory, and later llama.cpp, vLLM) turn
+ * that description plus settings into byte counts.
+ *
+ * Conventions: every byte count is an exact uint64_t; every function that can
+ * fail returns 0 on success and -1 on failure, with a one-line message that
+ * names the input in the kvp_error it was given.  The structs below are
+ * read-only for callers: build them with the functions, free with *_free. */
+#ifndef KVPLAN_H
+#define KVPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KVPLAN_VERSION "0.1.0"
+#define KVPLAN_JSON_SCHEMA 1
+
+/* ---- errors -------------------------------------------------------------- */
+
+enum { KVP_OK = 0, KVP_EINPUT = 1, KVP_EUSAGE = 2 };
+
+typedef struct kvp_error {
+    int code;          /* KVP_EINPUT (bad input) or KVP_EUSAGE (bad usage) */
+    char msg[512];     /* one line, names the input and the problem */
+} kvp_error;
+
+/* ---- cache / state element types ----------------------------------------- */
+
+typedef enum kvp_dtype {
+    KVP_F32, KVP_F16, KVP_BF16, KVP_FP8,
+    KVP_Q8_0, KVP_Q4_0, KVP_Q4_1, KVP_Q5_0, KVP_Q5_1, KVP_IQ4_NL,
+    KVP_DTYPE_COUNT
+} kvp_dtype;
+
+const char *kvp_dtype_name(kvp_dtype t);
+/* Accepts the names above (case-insensitive) plus aliases such as
+ * fp8_e4m3, fp8_e5m2, float16, bfloat16, float32. */
+int kvp_dtype_parse(const char *s, kvp_dtype *out);
+unsigned kvp_dtype_block(kvp_dtype t);        /* values per block (1 or 32) */
+unsigned kvp_dtype_block_bytes(kvp_dtype t);  /* bytes per block */
+/* Bytes of a row of n values; fails if n is not a whole number of blocks. */
+int kvp_dtype_row_bytes(kvp_dtype t, uint64_t n, uint64_t *out);
+
+/* ---- the normalized per-layer model -------------------------------------- */
+
+typedef enum kvp_layer_kind {
+    KVP_LAYER_FULL,      /* full attention (MHA/GQA/MQA) */
+    KVP_LAYER_SLIDING,   /* sliding-window attention, window W */
+    KVP_LAYER_CHUNKED,   /* chunked local attention, chunk C */
+    KVP_LAYER_MLA,       /* multi-head latent attention: one latent per token */
+    KVP_LAYER_LINEAR,    /* linear attention (Gated DeltaNet): fixed state */
+    KVP_LAYER_MAMBA,     /* Mamba / Mamba2 SSM: fixed state */
+    KVP_LAYER_SHARED,    /* reuses an earlier layer's cache */
+    KVP_LAYER_NONE,      /* no cache at all (MLP-only block) */
+    KVP_LAYER_KIND_COUNT
+} kvp_layer_kind;
+
+const char *kvp_layer_kind_name(kvp_layer_kind k);
+
+typedef struct kvp_layer {
+    kvp_layer_kind kind;
+    /* attention kinds (full, sliding, chunked, mla) */
+    uint32_t n_kv_heads;   /* MLA: 1 (the latent) */
+    uint32_t head_dim_k;   /* MLA: kv_lora_rank + qk_rope_head_dim */
+    uint32_t head_dim_v;   /* MLA: 0 (V is a view of the latent) */
+    uint32_t window;       /* sliding window or chunk size; 0 otherwise */
+    /* MLA only: what a converter that expands the latent would store */
+    uint32_t mla_heads, mla_k_head_dim, mla_v_head_dim;
+    /* state kinds (linear, mamba): conv state (d_conv-1) x (d_inner +
+     * 2 n_group d_state) and SSM state d_inner x d_state, the common form of
+     * Mamba1 (n_group 0), Mamba2 and Gated DeltaNet (d_inner = Hv x Dv,
+     * n_group = Hk, d_state = Dk). */
+    uint32_t d_conv, d_state, n_group;
+    uint64_t d_inner;
+    kvp_dtype conv_dtype, ssm_dtype;
+    int32_t shared_from;   /* KVP_LAYER_SHARED: source layer; else -1 */
+} kvp_layer;
+
+/* One fact about the model and where it came from ("num_key_value_heads",
+ * "text_config.head_dim", "transformers default (Gemma3TextConfig)"...). */
+typedef struct kvp_fact {
+    char name[40];
+    int64_t value;
+    char source[120];
+} kvp_fact;
+
+typedef struct kvp_model {
+    char name[128];          /* catalog name or the config's path */
+    char arch[48];           /* model_type as written in the config */
+    char family[48];         /* how kvplan reads it, e.g. "gemma3" */
+    char source[512];        /* where it was read from */
+    char note[256];          /* provenance remark, may be empty */
+    uint32_t n_layers;
+    kvp_layer *layers;
+    uint32_t n_heads;        /* query heads (layer 0) */
+    uint64_t hidden_size;
+    uint64_t max_position;   /* max_position_embeddings, 0 if absent */
+    kvp_dtype dtype;         /* weights/activations dtype (torch_dtype) */
+    size_t n_facts;
+    kvp_fact facts[48];
+} kvp_model;
+
+void kvp_model_free(kvp_model *m);
+
+/* Load from a config.json path, a directory holding one, a catalog name or
+ * an org/name repo id in the local Hugging Face cache, in that order of
+ * precedence when the spec is ambiguous (an existing path wins). */
+int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err);
+int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err);
+int kvp_model_from_config_text(const char *text, size_t len, const char *label,
+                               kvp_model **out, kvp_error *err);
+
+/* Layers of one kind with identical per-layer shapes form a group. */
+typedef struct kvp_group {
+    kvp_layer_kind kind;
+    uint32_t n_layers;
+    uint32_t first;          /* index of the first layer in the group */
+    kvp_layer shape;         /* the shape every layer in the group shares */
+} kvp_group;
+
+/* Fills up to cap groups (in order of first appearance); returns the count. */
+size_t kvp_model_groups(const kvp_model *m, kvp_group *out, size_t cap);
+/* Writes the indices of the group's layers as ranges ("3,7,11" or "0-35"). */
+void kvp_model_group_layers(const kvp_model *m, const kvp_group *g, char *buf, size_t n);
+uint32_t kvp_model_count_kind(const kvp_model *m, kvp_layer_kind k);
+
+/* ---- the built-in catalog ------------------------------------------------ */
+
+typedef struct kvp_catalog_entry {
+    const char *name;        /* short name, e.g. "qwen3-8b" */
+    const char *file;        /* file name under data/models/ */
+    const char *model_id;    /* Hugging Face id, e.g. "Qwen/Qwen3-8B" */
+    const char *text;        /* the config.json bytes */
+    size_t len;
+} kvp_catalog_entry;
+
+size_t kvp_catalog_count(void);
+const kvp_catalog_entry *kvp_catalog_at(size_t i);
+const kvp_catalog_entry *kvp_catalog_find(const char *name);
+
+/* ---- theory runtime: the config arithmetic -------------------------------- */
+
+typedef struct kvp_theory_params {
+    uint64_t n_ctx;          /* tokens held in total, shared by n_seq sequences */
+    uint32_t n_seq;          /* sequences (>= 1) */
+    kvp_dtype type_k, type_v;
+} kvp_theory_params;
+
+typedef struct kvp_theory_group {
+    kvp_layer_kind kind;
+    uint32_t n_layers;
+    uint32_t first;
+    uint32_t window;
+    uint64_t per_token_bytes;        /* all layers of the group, per cell */
+    uint64_t cells;                  /* cells held, summed over sequences */
+    uint64_t fixed_bytes_per_seq;    /* state kinds: all layers, one sequence */
+    uint64_t bytes;                  /* total bytes of the group */
+} kvp_theory_group;
+
+typedef struct kvp_theory_result {
+    kvp_theory_params params;
+    size_t n_groups;
+    kvp_theory_group groups[KVP_LAYER_KIND_COUNT * 8];
+    uint64_t per_token_bytes;         /* sum over groups that grow with length */
+    uint64_t fixed_bytes_per_seq;     /* sum over state groups */
+    uint64_t total_bytes;
+    uint64_t full_equiv_bytes;        /* the same model if every window were full */
+    int has_mla;
+    uint64_t mla_expanded_per_token_bytes; /* per-head K/V instead of the latent */
+} kvp_theory_result;
+
+void kvp_theory_defaults(kvp_theory_params *p);
+int kvp_theory(const kvp_model *m, const kvp_theory_params *p,
+               kvp_theory_result *out, kvp_error *err);
+
+/* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
+
+/* Each returns a malloc'd, indented JSON document (free with free()), or
+ * NULL when out of memory. */
+char *kvp_model_json(const kvp_model *m);
+char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r);
+
+/* ---- units --------------------------------------------------------------- */
+
+/* Token counts: "32768", "32k", "32K", "128k", "1m" (k = 1024).  Rejects 0
+ * and anything above 2^40. */
+int kvp_parse_tokens(const char *s, uint64_t *out);
+/* Sizes: "24GiB" (binary), "24GB" (SI), "58987118592" (bytes), "54.94GiB". */
+int kvp_parse_bytes(const char *s, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

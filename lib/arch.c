@@ -1,0 +1,137 @@
+/* arch.c - the architecture table.  Adding an architecture that reuses an
+ * existing layout rule is one row here; its transformers defaults (the
+ * values a config.json may omit) sit beside it, with the class they come
+ * from, so `kvplan show` can say where every number came from. */
+#include <string.h>
+
+#include "arch.h"
+
+static const arch_default gemma3_defaults[] = {
+    /* transformers Gemma3TextConfig.__init__ */
+    {"num_hidden_layers", 26}, {"hidden_size", 2304}, {"num_attention_heads", 8},
+    {"num_key_value_heads", 4}, {"head_dim", 256}, {"sliding_window", 4096},
+    {"sliding_window_pattern", 6}, {"max_position_embeddings", 131072}, {NULL, 0}};
+
+static const arch_default gemma2_defaults[] = {
+    /* transformers Gemma2Config.__init__ */
+    {"num_hidden_layers", 26}, {"hidden_size", 2304}, {"num_attention_heads", 8},
+    {"num_key_value_heads", 4}, {"head_dim", 256}, {"sliding_window", 4096},
+    {"max_position_embeddings", 8192}, {NULL, 0}};
+
+static const arch_default cohere2_defaults[] = {
+    /* transformers Cohere2Config.__init__ */
+    {"sliding_window", 4096}, {"sliding_window_pattern", 4}, {NULL, 0}};
+
+static const arch_default llama4_defaults[] = {
+    /* transformers Llama4TextConfig.__init__ */
+    {"attention_chunk_size", 8192}, {"no_rope_layer_interval", 4}, {NULL, 0}};
+
+static const arch_default gdn_defaults[] = {
+    /* transformers Qwen3NextConfig.__init__ */
+    {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4},
+    {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128},
+    {"linear_num_key_heads", 16}, {"linear_num_value_heads", 32}, {NULL, 0}};
+
+static const arch_default jamba_defaults[] = {
+    /* transformers JambaConfig.__init__ */
+    {"attn_layer_period", 8}, {"attn_layer_offset", 4}, {"mamba_d_state", 16},
+    {"mamba_d_conv", 4}, {"mamba_expand", 2}, {NULL, 0}};
+
+static const arch_default nemotron_h_defaults[] = {
+    /* transformers NemotronHConfig.__init__ */
+    {"conv_kernel", 4}, {"expand", 2}, {"n_groups", 8}, {"mamba_num_heads", 128},
+    {"mamba_head_dim", 64}, {"ssm_state_size", 128}, {NULL, 0}};
+
+static const arch_default mamba1_defaults[] = {
+    /* transformers MambaConfig / FalconMambaConfig.__init__ */
+    {"state_size", 16}, {"conv_kernel", 4}, {"expand", 2}, {NULL, 0}};
+
+static const arch_default mamba2_defaults[] = {
+    /* transformers Mamba2Config.__init__ */
+    {"num_heads", 128}, {"head_dim", 64}, {"state_size", 128}, {"n_groups", 8},
+    {"conv_kernel", 4}, {"expand", 2}, {NULL, 0}};
+
+static const arch_default none_defaults[] = {{NULL, 0}};
+
+static const arch_def arches[] = {
+    {"llama", "llama", "LlamaForCausalLM", LAYOUT_FULL, NULL, none_defaults},
+    {"mistral", "mistral mixtral starcoder2", "MistralForCausalLM MixtralForCausalLM",
+     LAYOUT_ALL_IF_WINDOW, NULL, none_defaults},
+    {"qwen2", "qwen2 qwen2_moe qwen3 qwen3_moe",
+     "Qwen2ForCausalLM Qwen2MoeForCausalLM Qwen3ForCausalLM Qwen3MoeForCausalLM",
+     LAYOUT_QWEN, NULL, none_defaults},
+    {"phi3", "phi3", "Phi3ForCausalLM", LAYOUT_ALL_IF_WINDOW, NULL, none_defaults},
+    {"dense", "olmo2 minimax_m2 glm4_moe granite exaone",
+     "Olmo2ForCausalLM MiniMaxM2ForCausalLM Glm4MoeForCausalLM", LAYOUT_FULL, NULL,
+     none_defaults},
+    {"gemma2", "gemma2", "Gemma2ForCausalLM", LAYOUT_EVEN_SLIDING, "Gemma2Config",
+     gemma2_defaults},
+    {"gemma3", "gemma3 gemma3_text",
+     "Gemma3ForConditionalGeneration Gemma3ForCausalLM", LAYOUT_PERIOD,
+     "Gemma3TextConfig", gemma3_defaults},
+    {"cohere2", "cohere2", "Cohere2ForCausalLM", LAYOUT_PERIOD, "Cohere2Config",
+     cohere2_defaults},
+    {"gpt-oss", "gpt_oss", "GptOssForCausalLM", LAYOUT_EVEN_SLIDING, NULL, none_defaults},
+    {"llama4", "llama4 llama4_text",
+     "Llama4ForConditionalGeneration Llama4ForCausalLM", LAYOUT_CHUNKED,
+     "Llama4TextConfig", llama4_defaults},
+    {"deepseek-mla", "deepseek_v2 deepseek_v3 kimi_k2",
+     "DeepseekV2ForCausalLM DeepseekV3ForCausalLM", LAYOUT_MLA, NULL, none_defaults},
+    {"qwen3-gdn", "qwen3_next qwen3_5 qwen3_5_text qwen3_5_moe qwen3_5_moe_text",
+     "Qwen3NextForCausalLM Qwen3_5ForConditionalGeneration Qwen3_5MoeForConditionalGeneration",
+     LAYOUT_GDN, "Qwen3NextConfig", gdn_defaults},
+    {"jamba", "jamba", "JambaForCausalLM", LAYOUT_JAMBA, "JambaConfig", jamba_defaults},
+    {"nemotron-h", "nemotron_h", "NemotronHForCausalLM", LAYOUT_NEMOTRON_H,
+     "NemotronHConfig", nemotron_h_defaults},
+    {"mamba2", "mamba2", "Mamba2ForCausalLM", LAYOUT_MAMBA2, "Mamba2Config",
+     mamba2_defaults},
+    {"mamba", "mamba falcon_mamba", "MambaForCausalLM FalconMambaForCausalLM",
+     LAYOUT_MAMBA1, "MambaConfig", mamba1_defaults},
+};
+
+#define N_ARCHES (sizeof arches / sizeof arches[0])
+
+/* Is word one of the space-separated words in list? */
+static int in_list(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    if (!n)
+        return 0;
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+const arch_def *arch_find(const char *model_type, const char *const *classes, size_t n_classes)
+{
+    for (size_t c = 0; c < n_classes; c++)
+        for (size_t i = 0; i < N_ARCHES; i++)
+            if (in_list(arches[i].classes, classes[c]))
+                return &arches[i];
+    if (model_type)
+        for (size_t i = 0; i < N_ARCHES; i++)
+            if (in_list(arches[i].model_types, model_type))
+                return &arches[i];
+    return NULL;
+}
+
+const arch_default *arch_default_for(const arch_def *a, const char *key)
+{
+    for (const arch_default *d = a->defaults; d->key; d++)
+        if (strcmp(d->key, key) == 0)
+            return d;
+    return NULL;
+}
+
+const char *arch_supported_list(void)
+{
+    static char buf[1024];
+    if (!buf[0])
+        for (size_t i = 0; i < N_ARCHES; i++) {
+            if (i)
+                strncat(buf, " ", sizeof buf - strlen(buf) - 1);
+            strncat(buf, arches[i].model_types, sizeof buf - strlen(buf) - 1);
+        }
+    return buf;
+}

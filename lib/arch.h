@@ -1,0 +1,47 @@
+/* arch.h - per-architecture knowledge: which config.json model_type (or
+ * architectures class) is read by which layout rule, and the transformers
+ * defaults that apply when a field is omitted from the file. */
+#ifndef KVP_ARCH_H
+#define KVP_ARCH_H
+
+#include <stdint.h>
+
+/* How the per-layer kinds are laid out when the config has no layer_types. */
+typedef enum arch_layout {
+    LAYOUT_FULL,          /* every layer full attention */
+    LAYOUT_ALL_IF_WINDOW, /* every layer sliding when sliding_window is set (Mistral) */
+    LAYOUT_QWEN,          /* use_sliding_window: layers >= max_window_layers slide */
+    LAYOUT_EVEN_SLIDING,  /* layer i slides iff i is even (Gemma 2, gpt-oss) */
+    LAYOUT_PERIOD,        /* full iff (i+1) % sliding_window_pattern == 0 (Gemma 3, Cohere2) */
+    LAYOUT_CHUNKED,       /* Llama 4: NoPE layers full, the rest chunked */
+    LAYOUT_MLA,           /* DeepSeek latent attention on every layer */
+    LAYOUT_GDN,           /* Gated DeltaNet, full iff (i+1) % full_attention_interval == 0 */
+    LAYOUT_JAMBA,         /* attention iff i % attn_layer_period == attn_layer_offset, else Mamba */
+    LAYOUT_NEMOTRON_H,    /* hybrid_override_pattern: M Mamba2, * attention, - and E none */
+    LAYOUT_MAMBA1,        /* every layer Mamba */
+    LAYOUT_MAMBA2,        /* every layer Mamba2 */
+} arch_layout;
+
+typedef struct arch_default {
+    const char *key;
+    int64_t value;
+} arch_default;
+
+typedef struct arch_def {
+    const char *family;          /* kvplan's name for the rule set */
+    const char *model_types;     /* space-separated config model_type values */
+    const char *classes;         /* space-separated `architectures` classes */
+    arch_layout layout;
+    const char *defaults_from;   /* transformers class whose defaults apply */
+    const arch_default *defaults;/* terminated by a NULL key */
+} arch_def;
+
+/* Finds the rule set for a config: an `architectures` class wins over the
+ * model_type (a "mamba" model_type with Mamba2ForCausalLM is Mamba2). */
+const arch_def *arch_find(const char *model_type, const char *const *classes, size_t n_classes);
+/* The transformers default for key, if the architecture has one. */
+const arch_default *arch_default_for(const arch_def *a, const char *key);
+/* Space-separated list of every supported model_type, for error messages. */
+const char *arch_supported_list(void);
+
+#endif

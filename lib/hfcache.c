@@ -1,0 +1,98 @@
+/* hfcache.c - finds an org/name repo id in the local Hugging Face cache, the
+ * way huggingface_hub lays it out: <hub>/models--org--name/refs/main names a
+ * snapshot, snapshots/<commit>/config.json is the file.  <hub> is
+ * $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub,
+ * else ~/.cache/huggingface/hub. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kvp_int.h"
+#include "model_int.h"
+
+static void hub_dir(char *buf, size_t n)
+{
+    const char *e;
+    if ((e = getenv("HF_HUB_CACHE")) && *e)
+        snprintf(buf, n, "%s", e);
+    else if ((e = getenv("HF_HOME")) && *e)
+        snprintf(buf, n, "%s/hub", e);
+    else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+        snprintf(buf, n, "%s/huggingface/hub", e);
+    else
+        snprintf(buf, n, "%s/.cache/huggingface/hub", getenv("HOME") ? getenv("HOME") : "");
+}
+
+/* snprintf that reports truncation instead of silently cutting a path. */
+static int path(char *out, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(out, n, fmt, ap);
+    va_end(ap);
+    return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* refs/main first; otherwise the newest snapshot that has a config.json. */
+static int pick_snapshot(const char *repo, char *out, size_t n)
+{
+    char p[4096], commit[128] = "";
+    if (path(p, sizeof p, "%s/refs/main", repo))
+        return -1;
+    FILE *f = fopen(p, "r");
+    if (f) {
+        if (fscanf(f, "%127s", commit) != 1)
+            commit[0] = 0;
+        fclose(f);
+    }
+    if (commit[0] && !strchr(commit, '/')) {
+        if (path(out, n, "%s/snapshots/%s/config.json", repo, commit) == 0 && is_file(out))
+            return 0;
+    }
+    if (path(p, sizeof p, "%s/snapshots", repo))
+        return -1;
+    DIR *d = opendir(p);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    time_t best = 0;
+    int found = -1;
+    while ((e = readdir(d))) {
+        char cand[4096];
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        if (path(cand, sizeof cand, "%s/%s/config.json", p, e->d_name))
+            continue;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && (found || st.st_mtime > best)) {
+            best = st.st_mtime;
+            snprintf(out, n, "%s", cand);
+            found = 0;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+int kvp_hfcache_find(const char *repo_id, char *out, size_t n)
+{
+    const char *slash = strchr(repo_id, '/');
+    if (!slash || slash == repo_id || !slash[1] || strchr(slash + 1, '/') ||
+        strstr(repo_id, ".."))
+        return -1;
+    char hub[2048], repo[4096];
+    hub_dir(hub, sizeof hub);
+    if (path(repo, sizeof repo, "%s/models--%.*s--%s", hub, (int)(slash - repo_id), repo_id,
+             slash + 1))
+        return -1;
+    return pick_snapshot(repo, out, n);
+}

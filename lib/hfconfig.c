@@ -1,0 +1,495 @@
+/* hfconfig.c - a Hugging Face config.json turned into kvplan's per-layer
+ * model.  The architecture table (arch.c) says which layout rule applies;
+ * this file knows how each rule reads the config: layer_types lists,
+ * sliding_window_pattern, full_attention_interval, Llama 4's NoPE layers,
+ * Nemotron-H's pattern string, Jamba's period, and the shapes of attention,
+ * MLA, Gated DeltaNet and Mamba layers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+
+static int read_dtype(cfg *c)
+{
+    char where[96];
+    json_t *v = cfg_lookup(c, "torch_dtype", where, sizeof where);
+    if (!v) {
+        c->m->dtype = KVP_BF16;
+        cfg_fact(c, "dtype", 2, "torch_dtype absent: assumed bfloat16");
+        return 0;
+    }
+    if (!json_is_string(v) || kvp_dtype_parse(json_string_value(v), &c->m->dtype))
+        return kvp_fail(c->err, KVP_EINPUT, "%s: %s is not a known dtype", c->label, where);
+    cfg_fact(c, "dtype", kvp_dtype_block_bytes(c->m->dtype), where);
+    return 0;
+}
+
+/* ---- layer kinds ---------------------------------------------------------- */
+
+static int kind_from_name(const char *s, kvp_layer_kind *k)
+{
+    static const struct {
+        const char *name;
+        kvp_layer_kind kind;
+    } names[] = {
+        {"full_attention", KVP_LAYER_FULL},       {"attention", KVP_LAYER_FULL},
+        {"global", KVP_LAYER_FULL},               {"sliding_attention", KVP_LAYER_SLIDING},
+        {"local", KVP_LAYER_SLIDING},             {"chunked_attention", KVP_LAYER_CHUNKED},
+        {"linear_attention", KVP_LAYER_LINEAR},   {"mamba", KVP_LAYER_MAMBA},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0) {
+            *k = names[i].kind;
+            return 0;
+        }
+    return -1;
+}
+
+/* layer_types, when the config has it, is the truth for every family. */
+static int kinds_from_layer_types(cfg *c, int *found)
+{
+    char where[96];
+    json_t *v = cfg_lookup(c, "layer_types", where, sizeof where);
+    *found = 0;
+    if (!v)
+        return 0;
+    if (!json_is_array(v) || json_array_size(v) != c->m->n_layers)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: %s must list one type per layer (%u)",
+                        c->label, where, c->m->n_layers);
+    for (uint32_t i = 0; i < c->m->n_layers; i++) {
+        json_t *t = json_array_get(v, i);
+        if (!json_is_string(t) || kind_from_name(json_string_value(t), &c->m->layers[i].kind))
+            return kvp_fail(c->err, KVP_EINPUT, "%s: %s[%u]: unknown layer type %s%s%s",
+                            c->label, where, i, json_is_string(t) ? "\"" : "",
+                            json_is_string(t) ? json_string_value(t) : "(not a string)",
+                            json_is_string(t) ? "\"" : "");
+    }
+    cfg_fact(c, "layer kinds", c->m->n_layers, where);
+    *found = 1;
+    return 0;
+}
+
+static void set_all(kvp_model *m, kvp_layer_kind k)
+{
+    for (uint32_t i = 0; i < m->n_layers; i++)
+        m->layers[i].kind = k;
+}
+
+static int has_window(cfg *c)
+{
+    char where[96];
+    return cfg_lookup(c, "sliding_window", where, sizeof where) != NULL;
+}
+
+static int kinds_qwen(cfg *c)
+{
+    uint64_t mwl = 0;
+    int found;
+    set_all(c->m, KVP_LAYER_FULL);
+    if (!cfg_bool(c, "use_sliding_window") || !has_window(c)) {
+        cfg_fact(c, "layer kinds", c->m->n_layers, "use_sliding_window false: all layers full");
+        return 0;
+    }
+    if (cfg_uint_opt(c, "max_window_layers", 0, KVP_MAX_LAYERS, "max_window_layers", &mwl, &found))
+        return -1;
+    for (uint32_t i = (uint32_t)mwl; i < c->m->n_layers; i++)
+        c->m->layers[i].kind = KVP_LAYER_SLIDING;
+    cfg_fact(c, "layer kinds", c->m->n_layers,
+             "use_sliding_window: layers >= max_window_layers slide");
+    return 0;
+}
+
+static int kinds_period(cfg *c)
+{
+    uint64_t p;
+    int found;
+    if (cfg_uint_opt(c, "sliding_window_pattern", 1, KVP_MAX_LAYERS, "sliding_window_pattern", &p,
+                     &found))
+        return -1;
+    if (!found && cfg_uint(c, "_sliding_window_pattern", 1, KVP_MAX_LAYERS,
+                           "sliding_window_pattern", &p))
+        return -1;
+    for (uint32_t i = 0; i < c->m->n_layers; i++)
+        c->m->layers[i].kind = (i + 1) % p == 0 ? KVP_LAYER_FULL : KVP_LAYER_SLIDING;
+    cfg_fact(c, "layer kinds", c->m->n_layers,
+             "full iff (i+1) % sliding_window_pattern == 0, else sliding");
+    return 0;
+}
+
+static int kinds_llama4(cfg *c)
+{
+    char where[96];
+    json_t *v = cfg_lookup(c, "no_rope_layers", where, sizeof where);
+    if (v && json_is_array(v) && json_array_size(v) > 0) {
+        if (json_array_size(v) != c->m->n_layers)
+            return kvp_fail(c->err, KVP_EINPUT, "%s: %s must have one entry per layer (%u)",
+                            c->label, where, c->m->n_layers);
+        for (uint32_t i = 0; i < c->m->n_layers; i++)
+            c->m->layers[i].kind = json_integer_value(json_array_get(v, i)) == 0
+                                       ? KVP_LAYER_FULL : KVP_LAYER_CHUNKED;
+        cfg_fact(c, "layer kinds", c->m->n_layers,
+                 "no_rope_layers: NoPE layers (0) full, RoPE layers chunked");
+        return 0;
+    }
+    uint64_t iv;
+    if (cfg_uint(c, "no_rope_layer_interval", 1, KVP_MAX_LAYERS, "no_rope_layer_interval", &iv))
+        return -1;
+    for (uint32_t i = 0; i < c->m->n_layers; i++)
+        c->m->layers[i].kind = (i + 1) % iv == 0 ? KVP_LAYER_FULL : KVP_LAYER_CHUNKED;
+    cfg_fact(c, "layer kinds", c->m->n_layers,
+             "no_rope_layers absent: full iff (i+1) % no_rope_layer_interval == 0, else chunked");
+    return 0;
+}
+
+static int kinds_gdn(cfg *c)
+{
+    uint64_t iv;
+    if (cfg_uint(c, "full_attention_interval", 1, KVP_MAX_LAYERS, "full_attention_interval", &iv))
+        return -1;
+    for (uint32_t i = 0; i < c->m->n_layers; i++)
+        c->m->layers[i].kind = (i + 1) % iv == 0 ? KVP_LAYER_FULL : KVP_LAYER_LINEAR;
+    cfg_fact(c, "layer kinds", c->m->n_layers,
+             "full iff (i+1) % full_attention_interval == 0, else Gated DeltaNet");
+    return 0;
+}
+
+static int kinds_jamba(cfg *c)
+{
+    uint64_t period, offset;
+    if (cfg_uint(c, "attn_layer_period", 1, KVP_MAX_LAYERS, "attn_layer_period", &period) ||
+        cfg_uint(c, "attn_layer_offset", 0, KVP_MAX_LAYERS, "attn_layer_offset", &offset))
+        return -1;
+    for (uint32_t i = 0; i < c->m->n_layers; i++)
+        c->m->layers[i].kind = i % period == offset ? KVP_LAYER_FULL : KVP_LAYER_MAMBA;
+    cfg_fact(c, "layer kinds", c->m->n_layers,
+             "attention iff i % attn_layer_period == attn_layer_offset, else Mamba");
+    return 0;
+}
+
+static int kinds_nemotron_h(cfg *c)
+{
+    const char *p = cfg_str(c, "hybrid_override_pattern");
+    if (!p)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: missing required field \"hybrid_override_pattern\"",
+                        c->label);
+    if (strlen(p) != c->m->n_layers)
+        return kvp_fail(c->err, KVP_EINPUT,
+                        "%s: hybrid_override_pattern has %zu characters for %u layers", c->label,
+                        strlen(p), c->m->n_layers);
+    for (uint32_t i = 0; i < c->m->n_layers; i++) {
+        switch (p[i]) {
+        case 'M': c->m->layers[i].kind = KVP_LAYER_MAMBA; break;
+        case '*': c->m->layers[i].kind = KVP_LAYER_FULL; break;
+        case '-': case 'E': c->m->layers[i].kind = KVP_LAYER_NONE; break;
+        default:
+            return kvp_fail(c->err, KVP_EINPUT,
+                            "%s: hybrid_override_pattern[%u] = '%c' is not M, *, - or E",
+                            c->label, i, p[i]);
+        }
+    }
+    cfg_fact(c, "layer kinds", c->m->n_layers,
+             "hybrid_override_pattern: M Mamba2, * attention, -/E MLP (no cache)");
+    return 0;
+}
+
+static int read_kinds(cfg *c)
+{
+    int found;
+    if (kinds_from_layer_types(c, &found))
+        return -1;
+    if (found)
+        return 0;
+    switch (c->arch->layout) {
+    case LAYOUT_FULL:
+        set_all(c->m, KVP_LAYER_FULL);
+        cfg_fact(c, "layer kinds", c->m->n_layers, "all layers full attention");
+        return 0;
+    case LAYOUT_ALL_IF_WINDOW:
+        set_all(c->m, has_window(c) ? KVP_LAYER_SLIDING : KVP_LAYER_FULL);
+        cfg_fact(c, "layer kinds", c->m->n_layers,
+                 has_window(c) ? "sliding_window set: all layers slide"
+                               : "sliding_window null: all layers full");
+        return 0;
+    case LAYOUT_QWEN: return kinds_qwen(c);
+    case LAYOUT_EVEN_SLIDING:
+        for (uint32_t i = 0; i < c->m->n_layers; i++)
+            c->m->layers[i].kind = i % 2 == 0 ? KVP_LAYER_SLIDING : KVP_LAYER_FULL;
+        cfg_fact(c, "layer kinds", c->m->n_layers, "even layers sliding, odd layers full");
+        return 0;
+    case LAYOUT_PERIOD: return kinds_period(c);
+    case LAYOUT_CHUNKED: return kinds_llama4(c);
+    case LAYOUT_MLA:
+        set_all(c->m, KVP_LAYER_MLA);
+        cfg_fact(c, "layer kinds", c->m->n_layers, "kv_lora_rank: every layer MLA");
+        return 0;
+    case LAYOUT_GDN: return kinds_gdn(c);
+    case LAYOUT_JAMBA: return kinds_jamba(c);
+    case LAYOUT_NEMOTRON_H: return kinds_nemotron_h(c);
+    case LAYOUT_MAMBA1:
+    case LAYOUT_MAMBA2:
+        set_all(c->m, KVP_LAYER_MAMBA);
+        cfg_fact(c, "layer kinds", c->m->n_layers, "attention-free: every layer Mamba");
+        return 0;
+    }
+    return 0;
+}
+
+/* ---- shapes ---------------------------------------------------------------- */
+
+static int read_attention(cfg *c, uint32_t il, kvp_layer *L)
+{
+    uint64_t heads, kv, hd, win = 0;
+    char where[96];
+    if (cfg_uint_layer(c, "num_attention_heads", il, 1, KVP_MAX_HEADS, &heads))
+        return -1;
+    if (cfg_lookup(c, "num_key_value_heads", where, sizeof where) ||
+        (c->arch && arch_default_for(c->arch, "num_key_value_heads"))) {
+        if (cfg_uint_layer(c, "num_key_value_heads", il, 1, KVP_MAX_HEADS, &kv))
+            return -1;
+    } else {
+        kv = heads;
+        cfg_fact(c, "num_key_value_heads", (int64_t)kv,
+                 "num_key_value_heads absent: = num_attention_heads (MHA)");
+    }
+    const char *hd_key = cfg_lookup(c, "attention_head_dim", where, sizeof where)
+                             ? "attention_head_dim" : "head_dim";
+    int found;
+    if (cfg_uint_opt(c, hd_key, 1, KVP_MAX_DIM, "head_dim", &hd, &found))
+        return -1;
+    if (!found) {
+        if (!c->m->hidden_size)
+            return kvp_fail(c->err, KVP_EINPUT,
+                            "%s: missing required field \"head_dim\" (or hidden_size)", c->label);
+        hd = c->m->hidden_size / heads;
+        if (hd == 0 || hd > KVP_MAX_DIM)
+            return kvp_fail(c->err, KVP_EINPUT, "%s: hidden_size / num_attention_heads = %llu "
+                            "is not a head size", c->label, (unsigned long long)hd);
+        cfg_fact(c, "head_dim", (int64_t)hd, "head_dim absent: hidden_size / num_attention_heads");
+    }
+    if (L->kind == KVP_LAYER_SLIDING &&
+        cfg_uint(c, "sliding_window", 1, KVP_MAX_TOKENS, "sliding_window", &win))
+        return -1;
+    if (L->kind == KVP_LAYER_CHUNKED &&
+        cfg_uint(c, "attention_chunk_size", 1, KVP_MAX_TOKENS, "attention_chunk_size", &win))
+        return -1;
+    L->n_kv_heads = (uint32_t)kv;
+    L->head_dim_k = L->head_dim_v = (uint32_t)hd;
+    L->window = (uint32_t)(win > UINT32_MAX ? UINT32_MAX : win);
+    if (il == 0 || !c->m->n_heads)
+        c->m->n_heads = (uint32_t)heads;
+    return 0;
+}
+
+static int read_mla(cfg *c, kvp_layer *L)
+{
+    uint64_t rank, rope, nope, vhd, heads;
+    if (cfg_uint(c, "kv_lora_rank", 1, KVP_MAX_DIM, "kv_lora_rank", &rank) ||
+        cfg_uint(c, "qk_rope_head_dim", 0, KVP_MAX_DIM, "qk_rope_head_dim", &rope) ||
+        cfg_uint(c, "qk_nope_head_dim", 0, KVP_MAX_DIM, "qk_nope_head_dim", &nope) ||
+        cfg_uint(c, "v_head_dim", 1, KVP_MAX_DIM, "v_head_dim", &vhd) ||
+        cfg_uint(c, "num_attention_heads", 1, KVP_MAX_HEADS, "num_attention_heads", &heads))
+        return -1;
+    L->n_kv_heads = 1;
+    L->head_dim_k = (uint32_t)(rank + rope);
+    L->head_dim_v = 0;
+    L->mla_heads = (uint32_t)heads;
+    L->mla_k_head_dim = (uint32_t)(nope + rope);
+    L->mla_v_head_dim = (uint32_t)vhd;
+    c->m->n_heads = (uint32_t)heads;
+    return 0;
+}
+
+/* The state dtypes: the conv state in the model dtype, the SSM/recurrent
+ * state in mamba_ssm_dtype when the config names one. */
+static int read_state_dtypes(cfg *c, kvp_layer *L)
+{
+    const char *s = cfg_str(c, "mamba_ssm_dtype");
+    L->conv_dtype = L->ssm_dtype = c->m->dtype;
+    if (s && kvp_dtype_parse(s, &L->ssm_dtype))
+        return kvp_fail(c->err, KVP_EINPUT, "%s: mamba_ssm_dtype \"%s\" is not a known dtype",
+                        c->label, s);
+    if (s)
+        cfg_fact(c, "ssm_dtype", kvp_dtype_block_bytes(L->ssm_dtype), "mamba_ssm_dtype");
+    return 0;
+}
+
+static int read_gdn(cfg *c, kvp_layer *L)
+{
+    uint64_t hk, hv, dk, dv, k;
+    if (cfg_uint(c, "linear_num_key_heads", 1, KVP_MAX_HEADS, "linear_num_key_heads", &hk) ||
+        cfg_uint(c, "linear_num_value_heads", 1, KVP_MAX_HEADS, "linear_num_value_heads", &hv) ||
+        cfg_uint(c, "linear_key_head_dim", 1, KVP_MAX_DIM, "linear_key_head_dim", &dk) ||
+        cfg_uint(c, "linear_value_head_dim", 1, KVP_MAX_DIM, "linear_value_head_dim", &dv) ||
+        cfg_uint(c, "linear_conv_kernel_dim", 1, 1024, "linear_conv_kernel_dim", &k))
+        return -1;
+    L->d_conv = (uint32_t)k;
+    L->d_inner = hv * dv;
+    L->n_group = (uint32_t)hk;
+    L->d_state = (uint32_t)dk;
+    return read_state_dtypes(c, L);
+}
+
+static int read_mamba(cfg *c, kvp_layer *L)
+{
+    uint64_t conv, state, inner, groups = 0, expand;
+    int found;
+    switch (c->arch->layout) {
+    case LAYOUT_JAMBA:
+        if (cfg_uint(c, "mamba_d_conv", 1, 1024, "mamba_d_conv", &conv) ||
+            cfg_uint(c, "mamba_d_state", 1, KVP_MAX_DIM, "mamba_d_state", &state) ||
+            cfg_uint(c, "mamba_expand", 1, 64, "mamba_expand", &expand))
+            return -1;
+        inner = expand * c->m->hidden_size;
+        cfg_fact(c, "d_inner", (int64_t)inner, "mamba_expand x hidden_size");
+        break;
+    case LAYOUT_NEMOTRON_H: {
+        uint64_t heads, hd;
+        if (cfg_uint(c, "conv_kernel", 1, 1024, "conv_kernel", &conv) ||
+            cfg_uint(c, "ssm_state_size", 1, KVP_MAX_DIM, "ssm_state_size", &state) ||
+            cfg_uint(c, "n_groups", 1, KVP_MAX_HEADS, "n_groups", &groups) ||
+            cfg_uint(c, "mamba_num_heads", 1, KVP_MAX_HEADS, "mamba_num_heads", &heads) ||
+            cfg_uint(c, "mamba_head_dim", 1, KVP_MAX_DIM, "mamba_head_dim", &hd))
+            return -1;
+        inner = heads * hd;
+        cfg_fact(c, "d_inner", (int64_t)inner, "mamba_num_heads x mamba_head_dim");
+        break;
+    }
+    case LAYOUT_MAMBA2:
+        /* transformers' Mamba2Mixer: intermediate = expand x hidden_size */
+        if (cfg_uint(c, "conv_kernel", 1, 1024, "conv_kernel", &conv) ||
+            cfg_uint(c, "state_size", 1, KVP_MAX_DIM, "state_size", &state) ||
+            cfg_uint(c, "n_groups", 1, KVP_MAX_HEADS, "n_groups", &groups) ||
+            cfg_uint(c, "expand", 1, 64, "expand", &expand))
+            return -1;
+        inner = expand * c->m->hidden_size;
+        cfg_fact(c, "d_inner", (int64_t)inner, "expand x hidden_size");
+        break;
+    default: /* Mamba1 */
+        if (cfg_uint(c, "conv_kernel", 1, 1024, "conv_kernel", &conv) ||
+            cfg_uint(c, "state_size", 1, KVP_MAX_DIM, "state_size", &state))
+            return -1;
+        if (cfg_uint_opt(c, "intermediate_size", 1, 1ull << 32, "d_inner", &inner, &found))
+            return -1;
+        if (!found) {
+            if (cfg_uint(c, "expand", 1, 64, "expand", &expand))
+                return -1;
+            inner = expand * c->m->hidden_size;
+            cfg_fact(c, "d_inner", (int64_t)inner, "expand x hidden_size");
+        }
+        break;
+    }
+    if (inner == 0)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: the Mamba inner size is 0 (hidden_size missing?)",
+                        c->label);
+    L->d_conv = (uint32_t)conv;
+    L->d_state = (uint32_t)state;
+    L->n_group = (uint32_t)groups;
+    L->d_inner = inner;
+    return read_state_dtypes(c, L);
+}
+
+static int read_shapes(cfg *c)
+{
+    for (uint32_t i = 0; i < c->m->n_layers; i++) {
+        kvp_layer *L = &c->m->layers[i];
+        int rc = 0;
+        L->shared_from = -1;
+        switch (L->kind) {
+        case KVP_LAYER_FULL:
+        case KVP_LAYER_SLIDING:
+        case KVP_LAYER_CHUNKED: rc = read_attention(c, i, L); break;
+        case KVP_LAYER_MLA: rc = read_mla(c, L); break;
+        case KVP_LAYER_LINEAR: rc = read_gdn(c, L); break;
+        case KVP_LAYER_MAMBA: rc = read_mamba(c, L); break;
+        default: break;
+        }
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the whole model ------------------------------------------------------- */
+
+static const arch_def *identify(cfg *c, const char **model_type)
+{
+    const char *classes[8];
+    size_t n = 0;
+    json_t *a = json_object_get(c->root, "architectures");
+    for (size_t i = 0; json_is_array(a) && i < json_array_size(a) && n < 8; i++)
+        if (json_is_string(json_array_get(a, i)))
+            classes[n++] = json_string_value(json_array_get(a, i));
+    const char *mt = cfg_str(c, "model_type");
+    /* DeepSeek's own inference format names no model type; its MLA fields
+     * say what it is. */
+    if (!mt && !n && json_object_get(c->root, "kv_lora_rank") &&
+        json_object_get(c->root, "n_layers"))
+        mt = "deepseek_v2";
+    *model_type = mt;
+    if (!mt && !n) {
+        kvp_fail(c->err, KVP_EINPUT, "%s: not a model config: no model_type or architectures",
+                 c->label);
+        return NULL;
+    }
+    const arch_def *d = arch_find(mt, classes, n);
+    if (!d)
+        kvp_fail(c->err, KVP_EINPUT,
+                 "%s: unknown architecture (model_type \"%s\"%s%s%s); kvplan knows: %s", c->label,
+                 mt ? mt : "", n ? ", architectures \"" : "", n ? classes[0] : "", n ? "\"" : "",
+                 arch_supported_list());
+    return d;
+}
+
+static int build(cfg *c)
+{
+    kvp_model *m = c->m;
+    const char *mt;
+    uint64_t v;
+    int found;
+    if (!(c->arch = identify(c, &mt)))
+        return -1;
+    snprintf(m->arch, sizeof m->arch, "%s", mt ? mt : c->arch->family);
+    snprintf(m->family, sizeof m->family, "%s", c->arch->family);
+    const char *prov = cfg_str(c, "_provenance");
+    if (prov)
+        snprintf(m->note, sizeof m->note, "%s", prov);
+    if (cfg_uint(c, "num_hidden_layers", 1, KVP_MAX_LAYERS, "layers", &v))
+        return -1;
+    m->n_layers = (uint32_t)v;
+    if (cfg_uint_opt(c, "hidden_size", 1, 1ull << 24, "hidden_size", &m->hidden_size, &found) ||
+        cfg_uint_opt(c, "max_position_embeddings", 1, KVP_MAX_TOKENS, "max_position_embeddings",
+                     &m->max_position, &found) ||
+        read_dtype(c))
+        return -1;
+    m->layers = calloc(m->n_layers, sizeof *m->layers);
+    if (!m->layers)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: out of memory for %u layers", c->label,
+                        m->n_layers);
+    return read_kinds(c) || read_shapes(c) ? -1 : 0;
+}
+
+int kvp_model_from_config_text(const char *text, size_t len, const char *label, kvp_model **out,
+                               kvp_error *err)
+{
+    json_t *root = cfg_parse(text, len, label, err);
+    if (!root)
+        return -1;
+    kvp_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        json_decref(root);
+        return kvp_fail(err, KVP_EINPUT, "%s: out of memory", label);
+    }
+    json_t *tc = json_object_get(root, "text_config");
+    cfg c = {root, json_is_object(tc) ? tc : root, label, NULL, m, err};
+    snprintf(m->name, sizeof m->name, "%s", label);
+    snprintf(m->source, sizeof m->source, "%s", label);
+    int rc = build(&c);
+    json_decref(root);
+    if (rc) {
+        kvp_model_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}

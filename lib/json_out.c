@@ -1,0 +1,122 @@
+/* json_out.c - the versioned JSON documents (schema 1).  Every byte count is
+ * an integer number of bytes; consumers never parse MiB strings. */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "kvp_int.h"
+
+static void set_uint(json_t *o, const char *k, uint64_t v)
+{
+    if (v)
+        json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+/* The model's layer groups and their shapes (no bytes: those depend on the
+ * runtime and settings). */
+static json_t *groups_arr(const kvp_model *m)
+{
+    kvp_group gs[256];
+    size_t n = kvp_model_groups(m, gs, 256);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const kvp_layer *L = &gs[i].shape;
+        char list[4096];
+        json_t *o = json_object();
+        kvp_model_group_layers(m, &gs[i], list, sizeof list);
+        json_object_set_new(o, "kind", json_string(kvp_layer_kind_name(gs[i].kind)));
+        json_object_set_new(o, "layers", json_integer(gs[i].n_layers));
+        json_object_set_new(o, "layer_list", json_string(list));
+        set_uint(o, "kv_heads", L->n_kv_heads);
+        set_uint(o, "head_dim_k", L->head_dim_k);
+        set_uint(o, "head_dim_v", L->head_dim_v);
+        set_uint(o, "window", L->window);
+        set_uint(o, "d_conv", L->d_conv);
+        set_uint(o, "d_inner", L->d_inner);
+        set_uint(o, "d_state", L->d_state);
+        set_uint(o, "n_group", L->n_group);
+        if (L->kind == KVP_LAYER_LINEAR || L->kind == KVP_LAYER_MAMBA) {
+            json_object_set_new(o, "conv_dtype", json_string(kvp_dtype_name(L->conv_dtype)));
+            json_object_set_new(o, "ssm_dtype", json_string(kvp_dtype_name(L->ssm_dtype)));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *model_obj(const kvp_model *m)
+{
+    json_t *o = json_object(), *kinds = json_object(), *facts = json_array();
+    for (int k = 0; k < KVP_LAYER_KIND_COUNT; k++) {
+        uint32_t n = kvp_model_count_kind(m, (kvp_layer_kind)k);
+        if (n)
+            json_object_set_new(kinds, kvp_layer_kind_name((kvp_layer_kind)k), json_integer(n));
+    }
+    for (size_t i = 0; i < m->n_facts; i++)
+        json_array_append_new(facts, json_pack("{s:s, s:I, s:s}", "name", m->facts[i].name,
+                                               "value", (json_int_t)m->facts[i].value, "source",
+                                               m->facts[i].source));
+    json_object_set_new(o, "name", json_string(m->name));
+    json_object_set_new(o, "arch", json_string(m->arch));
+    json_object_set_new(o, "family", json_string(m->family));
+    json_object_set_new(o, "source", json_string(m->source));
+    json_object_set_new(o, "layers", json_integer(m->n_layers));
+    json_object_set_new(o, "layer_kinds", kinds);
+    json_object_set_new(o, "max_position_embeddings",
+                        m->max_position ? json_integer((json_int_t)m->max_position) : json_null());
+    json_object_set_new(o, "dtype", json_string(kvp_dtype_name(m->dtype)));
+    json_object_set_new(o, "groups", groups_arr(m));
+    json_object_set_new(o, "facts", facts);
+    return o;
+}
+
+static char *dump(json_t *doc)
+{
+    char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    return s;
+}
+
+char *kvp_model_json(const kvp_model *m)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
+    json_object_set_new(doc, "model", model_obj(m));
+    return dump(doc);
+}
+
+char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r)
+{
+    json_t *doc = json_object(), *groups = json_array();
+    for (size_t g = 0; g < r->n_groups; g++) {
+        const kvp_theory_group *G = &r->groups[g];
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(kvp_layer_kind_name(G->kind)));
+        json_object_set_new(o, "layers", json_integer(G->n_layers));
+        json_object_set_new(o, "first_layer", json_integer(G->first));
+        if (G->window)
+            json_object_set_new(o, "window", json_integer(G->window));
+        json_object_set_new(o, "per_token_bytes", json_integer((json_int_t)G->per_token_bytes));
+        json_object_set_new(o, "cells", json_integer((json_int_t)G->cells));
+        json_object_set_new(o, "fixed_bytes_per_sequence",
+                            json_integer((json_int_t)G->fixed_bytes_per_seq));
+        json_object_set_new(o, "bytes", json_integer((json_int_t)G->bytes));
+        json_array_append_new(groups, o);
+    }
+    json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
+    json_object_set_new(doc, "runtime", json_string("theory"));
+    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "n_ctx", json_integer((json_int_t)r->params.n_ctx));
+    json_object_set_new(doc, "n_seq", json_integer(r->params.n_seq));
+    json_object_set_new(doc, "type_k", json_string(kvp_dtype_name(r->params.type_k)));
+    json_object_set_new(doc, "type_v", json_string(kvp_dtype_name(r->params.type_v)));
+    json_object_set_new(doc, "groups", groups);
+    json_object_set_new(doc, "per_token_bytes", json_integer((json_int_t)r->per_token_bytes));
+    json_object_set_new(doc, "fixed_bytes_per_sequence",
+                        json_integer((json_int_t)r->fixed_bytes_per_seq));
+    json_object_set_new(doc, "total_bytes", json_integer((json_int_t)r->total_bytes));
+    json_object_set_new(doc, "all_full_bytes", json_integer((json_int_t)r->full_equiv_bytes));
+    json_object_set_new(doc, "mla_expanded_per_token_bytes",
+                        r->has_mla ? json_integer((json_int_t)r->mla_expanded_per_token_bytes)
+                                   : json_null());
+    return dump(doc);
+}

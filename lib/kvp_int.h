@@ -1,0 +1,36 @@
+/* kvp_int.h - internals shared by the library's files: error reporting and
+ * overflow-checked 64-bit arithmetic.  Every size in kvplan passes through
+ * these helpers so that an absurd config yields an error, not a wrapped
+ * number printed as if it were right. */
+#ifndef KVP_INT_H
+#define KVP_INT_H
+
+#include "kvplan.h"
+
+#if defined(__GNUC__)
+#define KVP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define KVP_PRINTF(a, b)
+#endif
+
+/* Sets err (if not NULL) and returns -1, so callers can `return kvp_fail(...)`. */
+int kvp_fail(kvp_error *err, int code, const char *fmt, ...) KVP_PRINTF(3, 4);
+
+static inline int kvp_mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+
+static inline int kvp_add(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_add_overflow(a, b, out) ? -1 : 0;
+}
+
+/* Upper bounds for config values: far above any real model, low enough that
+ * products of them cannot silently wrap before the checked arithmetic. */
+#define KVP_MAX_LAYERS 65536u
+#define KVP_MAX_HEADS 65536u
+#define KVP_MAX_DIM (1u << 20)
+#define KVP_MAX_TOKENS (1ull << 40)
+
+#endif

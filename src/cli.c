@@ -1,0 +1,177 @@
+/* cli.c - option parsing, messages and formatting shared by the commands.
+ * Flags mirror the runtimes' own spellings (llama.cpp's -c, -np, -ctk, -ctv)
+ * so users can paste what they run. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("kvplan: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int cli_fail_err(const kvp_error *e)
+{
+    return cli_fail(e->code == KVP_EUSAGE ? EXIT_USAGE : EXIT_INPUT, "%s", e->msg);
+}
+
+/* Each option: its long name (the key in `accepted`), its spellings, and
+ * whether it takes a value. */
+static const struct opt {
+    const char *key, *spell[4];
+    int has_value;
+} opts[] = {
+    {"ctx-size", {"-c", "--ctx-size", NULL}, 1},
+    {"parallel", {"-np", "--parallel", NULL}, 1},
+    {"cache-type-k", {"-ctk", "--cache-type-k", NULL}, 1},
+    {"cache-type-v", {"-ctv", "--cache-type-v", NULL}, 1},
+    {"runtime", {"--runtime", "-r", NULL}, 1},
+    {"json", {"--json", NULL}, 0},
+};
+
+static int accepts(const char *accepted, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = accepted; (p = strstr(p, key)) != NULL; p += n)
+        if ((p == accepted || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
+static int set_opt(const struct opt *op, const char *arg, const char *val, cli_opts *o)
+{
+    const char *k = op->key;
+    if (!strcmp(k, "ctx-size")) {
+        if (kvp_parse_tokens(val, &o->n_ctx))
+            return cli_fail(EXIT_INPUT, "%s %s: the context length must be a number of tokens "
+                            "in [1, 2^40], like 4096, 32k or 128K", arg, val);
+        o->n_ctx_set = 1;
+    } else if (!strcmp(k, "parallel")) {
+        uint64_t n;
+        if (kvp_parse_tokens(val, &n) || n > 1u << 20)
+            return cli_fail(EXIT_INPUT, "%s %s: the sequence count must be in [1, 1048576]", arg,
+                            val);
+        o->n_seq = (uint32_t)n;
+    } else if (!strcmp(k, "cache-type-k") || !strcmp(k, "cache-type-v")) {
+        kvp_dtype t;
+        if (kvp_dtype_parse(val, &t))
+            return cli_fail(EXIT_INPUT, "%s %s: unknown cache type (known: f32 f16 bf16 fp8 "
+                            "q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl)", arg, val);
+        *(k[11] == 'k' ? &o->type_k : &o->type_v) = t;
+    } else if (!strcmp(k, "runtime")) {
+        o->runtime = val;
+    } else if (!strcmp(k, "json")) {
+        o->json = 1;
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->runtime = "theory";
+    o->n_ctx = 4096;
+    o->n_seq = 1;
+    o->type_k = o->type_v = KVP_F16;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '=');
+        if (a[0] != '-' || !a[1]) {
+            if (o->model)
+                return cli_fail(EXIT_USAGE, "%s: unexpected argument (model is %s)", a, o->model);
+            o->model = a;
+            continue;
+        }
+        size_t alen = eq && a[1] == '-' ? (size_t)(eq - a) : strlen(a);
+        const struct opt *op = NULL;
+        for (size_t j = 0; !op && j < sizeof opts / sizeof opts[0]; j++)
+            for (int s = 0; opts[j].spell[s]; s++)
+                if (strlen(opts[j].spell[s]) == alen && !strncmp(opts[j].spell[s], a, alen))
+                    op = &opts[j];
+        if (!op || !accepts(accepted, op->key))
+            return cli_fail(EXIT_USAGE, "%s: unknown option for %s (see %s --help)", a, argv[0],
+                            argv[0]);
+        const char *val = NULL;
+        if (op->has_value) {
+            if (alen < strlen(a))
+                val = a + alen + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                return cli_fail(EXIT_USAGE, "%s needs a value", a);
+        } else if (alen < strlen(a)) {
+            return cli_fail(EXIT_USAGE, "%s takes no value", a);
+        }
+        int rc = set_opt(op, a, val, o);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return 1;
+    return 0;
+}
+
+const char *fmt_int(uint64_t v, char *buf, size_t n)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+const char *fmt_mib(uint64_t bytes, char *buf, size_t n)
+{
+    /* exact to the cent: integer MiB plus rounded hundredths */
+    uint64_t whole = bytes >> 20, rem = bytes & ((1u << 20) - 1);
+    uint64_t cents = (rem * 100 + (1u << 19)) >> 20;
+    if (cents == 100)
+        whole++, cents = 0;
+    snprintf(buf, n, "%llu.%02llu", (unsigned long long)whole, (unsigned long long)cents);
+    return buf;
+}
+
+int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m)
+{
+    kvp_error e;
+    if (!o->model)
+        return cli_fail(EXIT_USAGE, "%s: no model given (see kvplan %s --help)", cmd, cmd);
+    return kvp_model_load(o->model, m, &e) ? cli_fail_err(&e) : 0;
+}
+
+const char *fmt_kinds(const kvp_model *m, char *buf, size_t n)
+{
+    kvp_group gs[64];
+    size_t ng = kvp_model_groups(m, gs, 64), len = 0;
+    uint32_t counted[KVP_LAYER_KIND_COUNT] = {0};
+    buf[0] = 0;
+    for (size_t g = 0; g < ng; g++) {
+        kvp_layer_kind k = gs[g].kind;
+        if (counted[k]++)
+            continue; /* one entry per kind, however many shapes */
+        int w = snprintf(buf + len, n - len, "%s%u %s", len ? " + " : "",
+                         kvp_model_count_kind(m, k), kvp_layer_kind_name(k));
+        if (w < 0 || (size_t)w >= n - len)
+            break;
+        len += (size_t)w;
+    }
+    return buf;
+}

@@ -1,0 +1,56 @@
+/* cli.h - what the kvplan subcommands share: option parsing, messages and
+ * number formatting.  Each subcommand lives in its own cmd_*.c file and is
+ * a thin layer over libkvplan. */
+#ifndef KVPLAN_CLI_H
+#define KVPLAN_CLI_H
+
+#include <stdio.h>
+
+#include "kvplan.h"
+
+/* Exit codes: 1 bad input, 2 bad usage. */
+#define EXIT_INPUT 1
+#define EXIT_USAGE 2
+
+/* Settings shared by the commands; each command reads the ones it needs. */
+typedef struct cli_opts {
+    const char *model;
+    const char *runtime;     /* "theory" */
+    uint64_t n_ctx;
+    int n_ctx_set;
+    uint32_t n_seq;
+    kvp_dtype type_k, type_v;
+    int json;
+} cli_opts;
+
+/* Prints "kvplan: msg" on stderr and returns code. */
+int cli_fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int cli_fail_err(const kvp_error *e);
+
+/* Parses the options listed in `accepted` (space-separated long names such
+ * as "ctx-size parallel cache-type-k cache-type-v runtime json"); the first
+ * non-option argument is the model.  Returns 0, or an exit code after
+ * printing the problem. */
+int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o);
+int cli_wants_help(int argc, char **argv);
+
+/* "4,831,838,208" */
+const char *fmt_int(uint64_t v, char *buf, size_t n);
+/* "4608.00" (MiB = 2^20 bytes) */
+const char *fmt_mib(uint64_t bytes, char *buf, size_t n);
+
+/* Loads the model named on the command line; returns 0 or an exit code. */
+int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m);
+/* "5 full + 29 sliding(1024)" */
+const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
+
+int cmd_models(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_mem(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+
+#endif

@@ -1,0 +1,114 @@
+/* cmd_show.c - `kvplan show MODEL`: the architecture card.  Layer kinds
+ * with counts and indices, the shape of each group, bytes per token and
+ * fixed state per sequence, and for every number the config key (or
+ * transformers default) it came from. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: kvplan show MODEL [-ctk TYPE] [-ctv TYPE] [--json]\n"
+    "\n"
+    "Prints the architecture card: each group of layers (kind, count, which layers,\n"
+    "shape), the cache bytes per token and the fixed state per sequence (theory\n"
+    "runtime, f16 cache unless -ctk/-ctv say otherwise), and where every number came\n"
+    "from in the config.\n"
+    "\n"
+    "examples:\n"
+    "  kvplan show qwen3.5-9b\n"
+    "  kvplan show ./Qwen3-8B/config.json --json\n";
+
+static void print_shape(const kvp_layer *L)
+{
+    switch (L->kind) {
+    case KVP_LAYER_FULL:
+        printf("%u kv heads x %u (K) + %u (V)", L->n_kv_heads, L->head_dim_k, L->head_dim_v);
+        break;
+    case KVP_LAYER_SLIDING:
+    case KVP_LAYER_CHUNKED:
+        printf("%u kv heads x %u (K) + %u (V), %s %u", L->n_kv_heads, L->head_dim_k,
+               L->head_dim_v, L->kind == KVP_LAYER_SLIDING ? "window" : "chunk", L->window);
+        break;
+    case KVP_LAYER_MLA:
+        printf("latent %u, no V (expanded: %u heads x %u (K) + %u (V))", L->head_dim_k,
+               L->mla_heads, L->mla_k_head_dim, L->mla_v_head_dim);
+        break;
+    case KVP_LAYER_LINEAR:
+    case KVP_LAYER_MAMBA:
+        printf("conv %u x %llu %s, state %llu x %u %s", L->d_conv ? L->d_conv - 1 : 0,
+               (unsigned long long)(L->d_inner + 2ull * L->n_group * L->d_state),
+               kvp_dtype_name(L->conv_dtype), (unsigned long long)L->d_inner, L->d_state,
+               kvp_dtype_name(L->ssm_dtype));
+        break;
+    default:
+        printf("no cache");
+    }
+}
+
+static int card(const kvp_model *m, const cli_opts *o)
+{
+    kvp_theory_params p;
+    kvp_theory_result r;
+    kvp_error e;
+    kvp_group gs[64];
+    char a[32], b[32], list[512];
+    kvp_theory_defaults(&p);
+    p.type_k = o->type_k;
+    p.type_v = o->type_v;
+    if (kvp_theory(m, &p, &r, &e))
+        return cli_fail_err(&e);
+    printf("%s\n", m->name);
+    printf("  source:  %s\n", m->source);
+    printf("  arch:    %s (kvplan rules: %s), %u layers, %s weights\n", m->arch, m->family,
+           m->n_layers, kvp_dtype_name(m->dtype));
+    if (m->max_position)
+        printf("  max_position_embeddings: %s\n", fmt_int(m->max_position, a, sizeof a));
+    if (m->note[0])
+        printf("  note:    %.200s%s\n", m->note, strlen(m->note) > 200 ? "..." : "");
+    printf("\n  %-8s %6s  %-24s %s\n", "kind", "layers", "which", "shape (per layer)");
+    size_t ng = kvp_model_groups(m, gs, 64);
+    for (size_t g = 0; g < ng; g++) {
+        kvp_model_group_layers(m, &gs[g], list, sizeof list);
+        printf("  %-8s %6u  %-24s ", kvp_layer_kind_name(gs[g].kind), gs[g].n_layers, list);
+        print_shape(&gs[g].shape);
+        putchar('\n');
+    }
+    printf("\n  cache bytes per token (K %s, V %s): %s B", kvp_dtype_name(p.type_k),
+           kvp_dtype_name(p.type_v), fmt_int(r.per_token_bytes, a, sizeof a));
+    printf(" (%.2f KiB)\n", (double)r.per_token_bytes / 1024.0);
+    if (r.has_mla)
+        printf("  if a converter expanded MLA to per-head K/V: %s B per token\n",
+               fmt_int(r.mla_expanded_per_token_bytes, a, sizeof a));
+    printf("  fixed state per sequence: %s B (%s MiB)\n",
+           fmt_int(r.fixed_bytes_per_seq, a, sizeof a), fmt_mib(r.fixed_bytes_per_seq, b, sizeof b));
+    printf("\n  where the numbers came from:\n");
+    for (size_t i = 0; i < m->n_facts; i++) {
+        const kvp_fact *f = &m->facts[i];
+        if (f->value >= 0)
+            printf("    %-26s %12lld  %s\n", f->name, (long long)f->value, f->source);
+        else
+            printf("    %-26s %12s  %s\n", f->name, "per layer", f->source);
+    }
+    return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    cli_opts o;
+    kvp_model *m;
+    if (cli_wants_help(argc, argv))
+        return fputs(help, stdout), 0;
+    int rc = cli_parse(argc, argv, "cache-type-k cache-type-v json", &o);
+    if (rc || (rc = cli_load_model(&o, "show", &m)))
+        return rc;
+    if (o.json) {
+        char *s = kvp_model_json(m);
+        rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
+        free(s);
+    } else {
+        rc = card(m, &o);
+    }
+    kvp_model_free(m);
+    return rc;
+}

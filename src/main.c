@@ -1,0 +1,51 @@
+/* main.c - the kvplan command line: dispatches to one cmd_*.c per
+ * subcommand.  `kvplan MODEL` alone prints the default summary. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "kvplan " KVPLAN_VERSION " - exact KV-cache and state memory for LLMs, before you load them\n"
+    "\n"
+    "usage: kvplan COMMAND [options]\n"
+    "       kvplan MODEL                 summary at 4K / 32K / 128K\n"
+    "\n"
+    "commands:\n"
+    "  models                 the built-in model catalog\n"
+    "  show MODEL             architecture card: layer kinds, bytes/token, state, provenance\n"
+    "  mem MODEL [options]    memory for a context length and settings\n"
+    "\n"
+    "MODEL is a catalog name (qwen3-8b), a config.json, a directory holding one, or an\n"
+    "org/name repo id in the local Hugging Face cache.\n"
+    "All sizes are binary: MiB = 2^20 bytes, GiB = 2^30 bytes.\n"
+    "\n"
+    "examples:\n"
+    "  kvplan qwen3-8b\n"
+    "  kvplan show gemma-3-4b-it\n"
+    "  kvplan mem qwen3-8b --runtime theory -c 32k --json\n"
+    "  kvplan mem ./config.json -c 128k -np 4 -ctk q8_0 -ctv q8_0\n"
+    "\n"
+    "`kvplan COMMAND --help` describes each command.\n";
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {{"models", cmd_models}, {"show", cmd_show}, {"mem", cmd_mem}};
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+        !strcmp(argv[1], "help")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("kvplan %s (JSON schema %d)\n", KVPLAN_VERSION, KVPLAN_JSON_SCHEMA);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            return cmds[i].fn(argc - 1, argv + 1);
+    if (argv[1][0] == '-')
+        return cli_fail(EXIT_USAGE, "%s: unknown option (see kvplan --help)", argv[1]);
+    return cmd_summary(argc, argv);
+}
