@@ -65,10 +65,13 @@ $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libkvplan.a | $(B)/tests
 	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS)
 
 test: $(B)/kvplan $(UNIT_BIN)
-	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests sh tests/run.sh
+	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
+
+DEMO_MODELS := qwen3-8b mistral-7b-v0.3 gemma-3-4b-it gpt-oss-20b deepseek-v2-lite qwen3.5-9b
 
 demo: $(B)/kvplan
 	@$(B)/kvplan models
+	@for m in $(DEMO_MODELS); do echo; $(B)/kvplan $$m; done
 
 install: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

@@ -16,12 +16,12 @@ static int read_dtype(cfg *c)
     json_t *v = cfg_lookup(c, "torch_dtype", where, sizeof where);
     if (!v) {
         c->m->dtype = KVP_BF16;
-        cfg_fact(c, "dtype", 2, "torch_dtype absent: assumed bfloat16");
+        cfg_fact(c, "dtype bytes", 2, "torch_dtype absent: assumed bfloat16");
         return 0;
     }
     if (!json_is_string(v) || kvp_dtype_parse(json_string_value(v), &c->m->dtype))
         return kvp_fail(c->err, KVP_EINPUT, "%s: %s is not a known dtype", c->label, where);
-    cfg_fact(c, "dtype", kvp_dtype_block_bytes(c->m->dtype), where);
+    cfg_fact(c, "dtype bytes", kvp_dtype_block_bytes(c->m->dtype), where);
     return 0;
 }
 
@@ -310,7 +310,7 @@ static int read_state_dtypes(cfg *c, kvp_layer *L)
         return kvp_fail(c->err, KVP_EINPUT, "%s: mamba_ssm_dtype \"%s\" is not a known dtype",
                         c->label, s);
     if (s)
-        cfg_fact(c, "ssm_dtype", kvp_dtype_block_bytes(L->ssm_dtype), "mamba_ssm_dtype");
+        cfg_fact(c, "ssm dtype bytes", kvp_dtype_block_bytes(L->ssm_dtype), "mamba_ssm_dtype");
     return 0;
 }
 

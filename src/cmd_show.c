@@ -19,30 +19,30 @@ static const char help[] =
     "  kvplan show qwen3.5-9b\n"
     "  kvplan show ./Qwen3-8B/config.json --json\n";
 
-static void print_shape(const kvp_layer *L)
+static void shape_text(const kvp_layer *L, char *b, size_t n)
 {
     switch (L->kind) {
     case KVP_LAYER_FULL:
-        printf("%u kv heads x %u (K) + %u (V)", L->n_kv_heads, L->head_dim_k, L->head_dim_v);
+        snprintf(b, n, "%u kv heads x %u (K) + %u (V)", L->n_kv_heads, L->head_dim_k, L->head_dim_v);
         break;
     case KVP_LAYER_SLIDING:
     case KVP_LAYER_CHUNKED:
-        printf("%u kv heads x %u (K) + %u (V), %s %u", L->n_kv_heads, L->head_dim_k,
+        snprintf(b, n, "%u kv heads x %u (K) + %u (V), %s %u", L->n_kv_heads, L->head_dim_k,
                L->head_dim_v, L->kind == KVP_LAYER_SLIDING ? "window" : "chunk", L->window);
         break;
     case KVP_LAYER_MLA:
-        printf("latent %u, no V (expanded: %u heads x %u (K) + %u (V))", L->head_dim_k,
+        snprintf(b, n, "latent %u, no V (expanded: %u heads x %u (K) + %u (V))", L->head_dim_k,
                L->mla_heads, L->mla_k_head_dim, L->mla_v_head_dim);
         break;
     case KVP_LAYER_LINEAR:
     case KVP_LAYER_MAMBA:
-        printf("conv %u x %llu %s, state %llu x %u %s", L->d_conv ? L->d_conv - 1 : 0,
+        snprintf(b, n, "conv %u x %llu %s, state %llu x %u %s", L->d_conv ? L->d_conv - 1 : 0,
                (unsigned long long)(L->d_inner + 2ull * L->n_group * L->d_state),
                kvp_dtype_name(L->conv_dtype), (unsigned long long)L->d_inner, L->d_state,
                kvp_dtype_name(L->ssm_dtype));
         break;
     default:
-        printf("no cache");
+        snprintf(b, n, "no cache");
     }
 }
 
@@ -66,13 +66,14 @@ static int card(const kvp_model *m, const cli_opts *o)
         printf("  max_position_embeddings: %s\n", fmt_int(m->max_position, a, sizeof a));
     if (m->note[0])
         printf("  note:    %.200s%s\n", m->note, strlen(m->note) > 200 ? "..." : "");
-    printf("\n  %-8s %6s  %-24s %s\n", "kind", "layers", "which", "shape (per layer)");
     size_t ng = kvp_model_groups(m, gs, 64);
+    printf("\n  %-8s %6s  %-52s %s\n", "kind", "layers", "shape (per layer)", "which layers");
     for (size_t g = 0; g < ng; g++) {
+        char shape[160];
         kvp_model_group_layers(m, &gs[g], list, sizeof list);
-        printf("  %-8s %6u  %-24s ", kvp_layer_kind_name(gs[g].kind), gs[g].n_layers, list);
-        print_shape(&gs[g].shape);
-        putchar('\n');
+        shape_text(&gs[g].shape, shape, sizeof shape);
+        printf("  %-8s %6u  %-52s %s\n", kvp_layer_kind_name(gs[g].kind), gs[g].n_layers, shape,
+               list);
     }
     printf("\n  cache bytes per token (K %s, V %s): %s B", kvp_dtype_name(p.type_k),
            kvp_dtype_name(p.type_v), fmt_int(r.per_token_bytes, a, sizeof a));
