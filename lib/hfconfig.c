@@ -100,20 +100,21 @@ static int kinds_qwen(cfg *c)
     return 0;
 }
 
-static int kinds_period(cfg *c)
+/* The periodic layouts: layer i is full iff (i+1) % period == 0, the others
+ * are `other`.  The period is read from key (or alt, if given). */
+static int kinds_every(cfg *c, const char *key, const char *alt, kvp_layer_kind other,
+                       const char *rule)
 {
     uint64_t p;
     int found;
-    if (cfg_uint_opt(c, "sliding_window_pattern", 1, KVP_MAX_LAYERS, "sliding_window_pattern", &p,
-                     &found))
+    if (cfg_uint_opt(c, key, 1, KVP_MAX_LAYERS, key, &p, &found))
         return -1;
-    if (!found && cfg_uint(c, "_sliding_window_pattern", 1, KVP_MAX_LAYERS,
-                           "sliding_window_pattern", &p))
-        return -1;
+    if (!found && (!alt || cfg_uint(c, alt, 1, KVP_MAX_LAYERS, key, &p)))
+        return alt ? -1 : kvp_fail(c->err, KVP_EINPUT, "%s: missing required field \"%s\"",
+                                   c->label, key);
     for (uint32_t i = 0; i < c->m->n_layers; i++)
-        c->m->layers[i].kind = (i + 1) % p == 0 ? KVP_LAYER_FULL : KVP_LAYER_SLIDING;
-    cfg_fact(c, "layer kinds", c->m->n_layers,
-             "full iff (i+1) % sliding_window_pattern == 0, else sliding");
+        c->m->layers[i].kind = (i + 1) % p == 0 ? KVP_LAYER_FULL : other;
+    cfg_fact(c, "layer kinds", c->m->n_layers, rule);
     return 0;
 }
 
@@ -121,36 +122,18 @@ static int kinds_llama4(cfg *c)
 {
     char where[96];
     json_t *v = cfg_lookup(c, "no_rope_layers", where, sizeof where);
-    if (v && json_is_array(v) && json_array_size(v) > 0) {
-        if (json_array_size(v) != c->m->n_layers)
-            return kvp_fail(c->err, KVP_EINPUT, "%s: %s must have one entry per layer (%u)",
-                            c->label, where, c->m->n_layers);
-        for (uint32_t i = 0; i < c->m->n_layers; i++)
-            c->m->layers[i].kind = json_integer_value(json_array_get(v, i)) == 0
-                                       ? KVP_LAYER_FULL : KVP_LAYER_CHUNKED;
-        cfg_fact(c, "layer kinds", c->m->n_layers,
-                 "no_rope_layers: NoPE layers (0) full, RoPE layers chunked");
-        return 0;
-    }
-    uint64_t iv;
-    if (cfg_uint(c, "no_rope_layer_interval", 1, KVP_MAX_LAYERS, "no_rope_layer_interval", &iv))
-        return -1;
+    if (!v || !json_is_array(v) || json_array_size(v) == 0)
+        return kinds_every(c, "no_rope_layer_interval", NULL, KVP_LAYER_CHUNKED,
+                           "no_rope_layers absent: full iff (i+1) % no_rope_layer_interval == 0, "
+                           "else chunked");
+    if (json_array_size(v) != c->m->n_layers)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: %s must have one entry per layer (%u)",
+                        c->label, where, c->m->n_layers);
     for (uint32_t i = 0; i < c->m->n_layers; i++)
-        c->m->layers[i].kind = (i + 1) % iv == 0 ? KVP_LAYER_FULL : KVP_LAYER_CHUNKED;
+        c->m->layers[i].kind = json_integer_value(json_array_get(v, i)) == 0 ? KVP_LAYER_FULL
+                                                                              : KVP_LAYER_CHUNKED;
     cfg_fact(c, "layer kinds", c->m->n_layers,
-             "no_rope_layers absent: full iff (i+1) % no_rope_layer_interval == 0, else chunked");
-    return 0;
-}
-
-static int kinds_gdn(cfg *c)
-{
-    uint64_t iv;
-    if (cfg_uint(c, "full_attention_interval", 1, KVP_MAX_LAYERS, "full_attention_interval", &iv))
-        return -1;
-    for (uint32_t i = 0; i < c->m->n_layers; i++)
-        c->m->layers[i].kind = (i + 1) % iv == 0 ? KVP_LAYER_FULL : KVP_LAYER_LINEAR;
-    cfg_fact(c, "layer kinds", c->m->n_layers,
-             "full iff (i+1) % full_attention_interval == 0, else Gated DeltaNet");
+             "no_rope_layers: NoPE layers (0) full, RoPE layers chunked");
     return 0;
 }
 
@@ -217,13 +200,18 @@ static int read_kinds(cfg *c)
             c->m->layers[i].kind = i % 2 == 0 ? KVP_LAYER_SLIDING : KVP_LAYER_FULL;
         cfg_fact(c, "layer kinds", c->m->n_layers, "even layers sliding, odd layers full");
         return 0;
-    case LAYOUT_PERIOD: return kinds_period(c);
+    case LAYOUT_PERIOD:
+        return kinds_every(c, "sliding_window_pattern", "_sliding_window_pattern",
+                           KVP_LAYER_SLIDING,
+                           "full iff (i+1) % sliding_window_pattern == 0, else sliding");
     case LAYOUT_CHUNKED: return kinds_llama4(c);
     case LAYOUT_MLA:
         set_all(c->m, KVP_LAYER_MLA);
         cfg_fact(c, "layer kinds", c->m->n_layers, "kv_lora_rank: every layer MLA");
         return 0;
-    case LAYOUT_GDN: return kinds_gdn(c);
+    case LAYOUT_GDN:
+        return kinds_every(c, "full_attention_interval", NULL, KVP_LAYER_LINEAR,
+                           "full iff (i+1) % full_attention_interval == 0, else Gated DeltaNet");
     case LAYOUT_JAMBA: return kinds_jamba(c);
     case LAYOUT_NEMOTRON_H: return kinds_nemotron_h(c);
     case LAYOUT_MAMBA1:

@@ -175,3 +175,12 @@ const char *fmt_kinds(const kvp_model *m, char *buf, size_t n)
     }
     return buf;
 }
+
+void cli_theory_params(const cli_opts *o, kvp_theory_params *p)
+{
+    kvp_theory_defaults(p);
+    p->n_ctx = o->n_ctx;
+    p->n_seq = o->n_seq;
+    p->type_k = o->type_k;
+    p->type_v = o->type_v;
+}

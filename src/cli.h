@@ -45,7 +45,9 @@ const char *fmt_mib(uint64_t bytes, char *buf, size_t n);
 
 /* Loads the model named on the command line; returns 0 or an exit code. */
 int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m);
-/* "5 full + 29 sliding(1024)" */
+/* Theory settings from the options (length, sequences, cache types). */
+void cli_theory_params(const cli_opts *o, kvp_theory_params *p);
+/* "5 full + 29 sliding" */
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
 
 int cmd_models(int argc, char **argv);

@@ -79,11 +79,7 @@ int cmd_mem(int argc, char **argv)
                         o.runtime);
     if ((rc = cli_load_model(&o, "mem", &m)))
         return rc;
-    kvp_theory_defaults(&p);
-    p.n_ctx = o.n_ctx;
-    p.n_seq = o.n_seq;
-    p.type_k = o.type_k;
-    p.type_v = o.type_v;
+    cli_theory_params(&o, &p);
     if (kvp_theory(m, &p, &r, &e)) {
         kvp_model_free(m);
         return cli_fail_err(&e);

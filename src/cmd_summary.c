@@ -31,11 +31,8 @@ int cmd_summary(int argc, char **argv)
         kvp_theory_params p;
         kvp_theory_result r;
         kvp_error e;
-        kvp_theory_defaults(&p);
+        cli_theory_params(&o, &p);
         p.n_ctx = lens[i];
-        p.n_seq = o.n_seq;
-        p.type_k = o.type_k;
-        p.type_v = o.type_v;
         if (kvp_theory(m, &p, &r, &e)) {
             kvp_model_free(m);
             return cli_fail_err(&e);
@@ -49,9 +46,8 @@ int cmd_summary(int argc, char **argv)
     kvp_theory_params p;
     kvp_theory_result r;
     kvp_error e;
-    kvp_theory_defaults(&p);
-    p.type_k = o.type_k;
-    p.type_v = o.type_v;
+    cli_theory_params(&o, &p);
+    p.n_ctx = 1;
     if (!kvp_theory(m, &p, &r, &e))
         printf("\n%s B per token, %s B of fixed state per sequence\n",
                fmt_int(r.per_token_bytes, a, sizeof a), fmt_int(r.fixed_bytes_per_seq, b, sizeof b));
