@@ -68,6 +68,7 @@ const char *kvp_layer_kind_name(kvp_layer_kind k);
 typedef struct kvp_layer {
     kvp_layer_kind kind;
     /* attention kinds (full, sliding, chunked, mla) */
+    uint32_t n_head;       /* query heads (0 for layers without attention) */
     uint32_t n_kv_heads;   /* MLA: 1 (the latent) */
     uint32_t head_dim_k;   /* MLA: kv_lora_rank + qk_rope_head_dim */
     uint32_t head_dim_v;   /* MLA: 0 (V is a view of the latent) */
@@ -77,7 +78,9 @@ typedef struct kvp_layer {
     /* state kinds (linear, mamba): conv state (d_conv-1) x (d_inner +
      * 2 n_group d_state) and SSM state d_inner x d_state, the common form of
      * Mamba1 (n_group 0), Mamba2 and Gated DeltaNet (d_inner = Hv x Dv,
-     * n_group = Hk, d_state = Dk). */
+     * n_group = Hk, d_state = Dk).  A layer of another kind may carry a
+     * state too (Falcon-H1 runs attention and Mamba2 side by side): the state
+     * counts wherever d_inner is non-zero. */
     uint32_t d_conv, d_state, n_group;
     uint64_t d_inner;
     kvp_dtype conv_dtype, ssm_dtype;
@@ -104,6 +107,17 @@ typedef struct kvp_model {
     uint64_t hidden_size;
     uint64_t max_position;   /* max_position_embeddings, 0 if absent */
     kvp_dtype dtype;         /* weights/activations dtype (torch_dtype) */
+    /* Dimensions that do not change the cache, kept so a shape twin (a GGUF
+     * with the real tensor shapes) can be written; 0 when unknown. */
+    uint64_t n_vocab;        /* vocab_size */
+    uint64_t n_ff;           /* dense FFN width (intermediate_size) */
+    uint64_t n_ff_exp;       /* one expert's FFN width (moe_intermediate_size) */
+    uint64_t n_ff_shexp;     /* shared experts' FFN width, when it differs */
+    uint32_t n_expert, n_expert_used, n_expert_shared;
+    uint32_t n_layer_dense_lead; /* leading dense (non-MoE) layers */
+    uint32_t n_layer_nextn;  /* MTP / next-token-prediction layers after the trunk */
+    uint32_t q_lora_rank;    /* MLA query compression, 0 = none */
+    uint32_t n_rot;          /* rotary dimensions, 0 = head_dim */
     size_t n_facts;
     kvp_fact facts[48];
 } kvp_model;

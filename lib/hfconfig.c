@@ -261,6 +261,7 @@ static int read_attention(cfg *c, uint32_t il, kvp_layer *L)
     if (L->kind == KVP_LAYER_CHUNKED &&
         cfg_uint(c, "attention_chunk_size", 1, KVP_MAX_TOKENS, "attention_chunk_size", &win))
         return -1;
+    L->n_head = (uint32_t)heads;
     L->n_kv_heads = (uint32_t)kv;
     L->head_dim_k = L->head_dim_v = (uint32_t)hd;
     L->window = (uint32_t)(win > UINT32_MAX ? UINT32_MAX : win);
@@ -278,6 +279,7 @@ static int read_mla(cfg *c, kvp_layer *L)
         cfg_uint(c, "v_head_dim", 1, KVP_MAX_DIM, "v_head_dim", &vhd) ||
         cfg_uint(c, "num_attention_heads", 1, KVP_MAX_HEADS, "num_attention_heads", &heads))
         return -1;
+    L->n_head = (uint32_t)heads;
     L->n_kv_heads = 1;
     L->head_dim_k = (uint32_t)(rank + rope);
     L->head_dim_v = 0;
@@ -398,6 +400,67 @@ static int read_shapes(cfg *c)
     return 0;
 }
 
+/* ---- dimensions a shape twin needs ----------------------------------------- */
+
+/* The first of several spellings that the config has; 0 when none. */
+static int opt_any(cfg *c, const char *const *keys, uint64_t hi, uint64_t *out)
+{
+    int found = 0;
+    *out = 0;
+    for (; *keys && !found; keys++)
+        if (cfg_uint_opt(c, *keys, 0, hi, NULL, out, &found))
+            return -1;
+    return 0;
+}
+
+/* Vocabulary, FFN and expert sizes, MTP layers and rotary dims: nothing
+ * here changes the cache, so all of it is optional. */
+static int read_twin_dims(cfg *c)
+{
+    static const char *vocab[] = {"vocab_size", NULL},
+        *ff[] = {"intermediate_size", NULL},
+        *ff_exp[] = {"moe_intermediate_size", NULL},
+        *ff_sh[] = {"shared_expert_intermediate_size", NULL},
+        *experts[] = {"num_experts", "num_local_experts", "n_routed_experts", NULL},
+        *used[] = {"num_experts_per_tok", "experts_per_token", "n_activated_experts", NULL},
+        *shared[] = {"n_shared_experts", NULL},
+        *dense[] = {"first_k_dense_replace", "n_dense_layers", NULL},
+        *nextn[] = {"num_nextn_predict_layers", "mtp_num_hidden_layers", NULL},
+        *qlora[] = {"q_lora_rank", NULL},
+        *rot[] = {"rotary_dim", NULL};
+    kvp_model *m = c->m;
+    uint64_t v[11];
+    const char *const *keys[11] = {vocab, ff, ff_exp, ff_sh, experts, used, shared, dense, nextn,
+                                   qlora, rot};
+    for (int i = 0; i < 11; i++)
+        if (opt_any(c, keys[i], i == 0 || i == 1 ? 1ull << 32 : KVP_MAX_DIM, &v[i]))
+            return -1;
+    m->n_vocab = v[0];
+    if (c->arch->layout != LAYOUT_MAMBA1 && c->arch->layout != LAYOUT_MAMBA2)
+        m->n_ff = v[1]; /* a Mamba config's intermediate_size is its d_inner */
+    m->n_ff_exp = v[2];
+    m->n_ff_shexp = v[3];
+    m->n_expert = (uint32_t)v[4];
+    m->n_expert_used = (uint32_t)v[5];
+    m->n_expert_shared = (uint32_t)v[6];
+    m->n_layer_dense_lead = (uint32_t)v[7];
+    m->n_layer_nextn = (uint32_t)v[8];
+    m->q_lora_rank = (uint32_t)v[9];
+    m->n_rot = (uint32_t)v[10];
+    char where[96];
+    json_t *f = cfg_lookup(c, "partial_rotary_factor", where, sizeof where);
+    if (!m->n_rot && json_is_number(f) && m->n_layers) {
+        const kvp_layer *L = NULL;
+        for (uint32_t i = 0; i < m->n_layers && !L; i++)
+            if (m->layers[i].head_dim_k && m->layers[i].kind != KVP_LAYER_MLA)
+                L = &m->layers[i];
+        double r = json_number_value(f);
+        if (L && r > 0 && r <= 1)
+            m->n_rot = (uint32_t)(r * L->head_dim_k);
+    }
+    return 0;
+}
+
 /* ---- the whole model ------------------------------------------------------- */
 
 static const arch_def *identify(cfg *c, const char **model_type)
@@ -454,7 +517,7 @@ static int build(cfg *c)
     if (!m->layers)
         return kvp_fail(c->err, KVP_EINPUT, "%s: out of memory for %u layers", c->label,
                         m->n_layers);
-    return read_kinds(c) || read_shapes(c) ? -1 : 0;
+    return read_kinds(c) || read_shapes(c) || read_twin_dims(c) ? -1 : 0;
 }
 
 int kvp_model_from_config_text(const char *text, size_t len, const char *label, kvp_model **out,

@@ -58,7 +58,7 @@ static int state_bytes(const kvp_model *m, uint32_t il, uint64_t *out, kvp_error
     const kvp_layer *L = &m->layers[il];
     uint64_t conv_dim, conv, ssm, t;
     *out = 0;
-    if (L->kind != KVP_LAYER_LINEAR && L->kind != KVP_LAYER_MAMBA)
+    if (L->d_inner == 0)
         return 0;
     if (kvp_mul(2ull * L->n_group, L->d_state, &t) || kvp_add(L->d_inner, t, &conv_dim) ||
         kvp_mul(L->d_conv ? L->d_conv - 1 : 0, conv_dim, &conv) ||
