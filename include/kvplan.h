@@ -99,6 +99,7 @@ typedef struct kvp_model {
     char name[128];          /* catalog name or the config's path */
     char arch[48];           /* model_type as written in the config */
     char family[48];         /* how kvplan reads it, e.g. "gemma3" */
+    char gguf_arch[48];      /* llama.cpp's general.architecture ("qwen3"), when known */
     char source[512];        /* where it was read from */
     char note[256];          /* provenance remark, may be empty */
     uint32_t n_layers;
@@ -131,6 +132,17 @@ int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err);
 int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err);
 int kvp_model_from_config_text(const char *text, size_t len, const char *label,
                                kvp_model **out, kvp_error *err);
+
+/* A GGUF file (shard 1 of a split model): the same per-layer model, read
+ * from the llama.cpp metadata alone; tensor data is never read. */
+int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err);
+
+/* Writes a sparse shape-twin GGUF of m: the llama.cpp metadata and the full
+ * tensor list with real shapes for its architecture, the data section a hole
+ * (ftruncate).  kv_only shrinks embedding, FFN, expert and vocabulary sizes
+ * that do not change the cache.  Refuses an existing path unless force. */
+int kvp_twin_write(const kvp_model *m, const char *path, int kv_only, int force,
+                   kvp_error *err);
 
 /* Layers of one kind with identical per-layer shapes form a group. */
 typedef struct kvp_group {

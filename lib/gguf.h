@@ -1,0 +1,128 @@
+/* gguf.h - the GGUF container: a reader that never touches tensor data, and
+ * a writer for sparse "shape twins".
+ *
+ * GGUF (v2 and v3) is: magic "GGUF", u32 version, u64 tensor count, u64 KV
+ * count, the KV pairs (u64-length strings, typed values, typed arrays that
+ * may nest), the tensor infos (name, u32 n_dims, u64 dims, u32 ggml type,
+ * u64 offset), padding to general.alignment (default 32), then the data.
+ *
+ * The reader maps the file and keeps pointers into it: a 150K-entry vocabulary
+ * costs no allocation per string.  Every count and length is checked against
+ * the bytes that remain, so a hostile file is an error, never a crash or a
+ * huge allocation.  Split models (name-00001-of-0000N.gguf) are read as one:
+ * metadata from shard 1, tensors summed over every shard. */
+#ifndef KVP_GGUF_H
+#define KVP_GGUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan.h"
+
+typedef enum gguf_type {
+    GGUF_UINT8 = 0, GGUF_INT8 = 1, GGUF_UINT16 = 2, GGUF_INT16 = 3,
+    GGUF_UINT32 = 4, GGUF_INT32 = 5, GGUF_FLOAT32 = 6, GGUF_BOOL = 7,
+    GGUF_STRING = 8, GGUF_ARRAY = 9, GGUF_UINT64 = 10, GGUF_INT64 = 11,
+    GGUF_FLOAT64 = 12, GGUF_TYPE_COUNT
+} gguf_type;
+
+typedef struct gguf_str {
+    const char *s;           /* points into the mapped file: NOT NUL-terminated */
+    uint64_t len;
+} gguf_str;
+
+typedef struct gguf_kv {
+    gguf_str key;
+    gguf_type type;
+    /* scalars */
+    union {
+        uint64_t u;          /* UINT8..UINT64, BOOL */
+        int64_t i;           /* INT8..INT64 */
+        double f;            /* FLOAT32, FLOAT64 */
+        gguf_str str;        /* STRING */
+    } v;
+    /* arrays (type == GGUF_ARRAY) */
+    gguf_type arr_type;      /* element type; GGUF_ARRAY for nested arrays */
+    uint64_t arr_n;          /* element count */
+    const uint8_t *arr_data; /* first element, in the mapped file */
+} gguf_kv;
+
+typedef struct gguf_tensor {
+    gguf_str name;
+    uint32_t n_dims;         /* 1..4 */
+    uint64_t ne[4];          /* dims, unused ones 1 */
+    uint32_t type;           /* ggml type id */
+    uint64_t offset;         /* relative to the data section of its shard */
+    uint64_t nbytes;         /* ggml_nbytes for a contiguous tensor */
+    uint32_t shard;          /* 0-based shard index */
+} gguf_tensor;
+
+typedef struct gguf_file {
+    char path[1024];
+    uint32_t version;
+    uint64_t n_kv, n_tensors;
+    gguf_kv *kv;
+    gguf_tensor *tensors;    /* over all shards */
+    uint64_t alignment;
+    uint64_t data_offset;    /* of shard 1 */
+    uint64_t file_size;      /* of shard 1 */
+    uint32_t n_shards;
+    /* private: the mappings */
+    void *maps[64];
+    size_t map_sizes[64];
+} gguf_file;
+
+/* Reads path (shard 1 of a split model brings the others).  On failure the
+ * error names the file and the problem in one line. */
+int gguf_read(const char *path, gguf_file **out, kvp_error *err);
+void gguf_free(gguf_file *f);
+
+/* Lookups by key (exact match); NULL when absent. */
+const gguf_kv *gguf_find(const gguf_file *f, const char *key);
+/* Integer-valued scalars of any integer or bool type; -1 if absent or not
+ * an integer, or negative. */
+int gguf_get_uint(const gguf_file *f, const char *key, uint64_t *out);
+int gguf_get_float(const gguf_file *f, const char *key, double *out);
+/* A string value copied into buf (NUL-terminated, truncated to n-1). */
+int gguf_get_str(const gguf_file *f, const char *key, char *buf, size_t n);
+/* Element idx of a numeric (or bool) array as an unsigned / a double. */
+int gguf_arr_uint(const gguf_kv *kv, uint64_t idx, uint64_t *out);
+int gguf_arr_float(const gguf_kv *kv, uint64_t idx, double *out);
+/* Element idx of a string array (walks from the start: O(idx)). */
+int gguf_arr_str(const gguf_kv *kv, uint64_t idx, gguf_str *out);
+const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
+
+/* ggml type traits for tensor sizes: values per block and bytes per block;
+ * 0 for ids ggml does not define. */
+unsigned ggml_type_block(uint32_t type);
+unsigned ggml_type_block_bytes(uint32_t type);
+const char *ggml_type_name(uint32_t type);
+enum { GGML_TYPE_F32_ID = 0, GGML_TYPE_F16_ID = 1, GGML_TYPE_Q8_0_ID = 8 };
+
+/* ---- writer ---------------------------------------------------------------- */
+
+typedef struct gguf_writer gguf_writer;
+
+gguf_writer *gguf_writer_new(void);
+void gguf_writer_free(gguf_writer *w);
+/* Metadata, in the order written. */
+void gguf_w_u32(gguf_writer *w, const char *key, uint32_t v);
+void gguf_w_i32(gguf_writer *w, const char *key, int32_t v);
+void gguf_w_u64(gguf_writer *w, const char *key, uint64_t v);
+void gguf_w_f32(gguf_writer *w, const char *key, float v);
+void gguf_w_bool(gguf_writer *w, const char *key, int v);
+void gguf_w_str(gguf_writer *w, const char *key, const char *v);
+void gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n);
+void gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n);
+void gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n);
+void gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n);
+void gguf_w_arr_str(gguf_writer *w, const char *key, const char *const *v, size_t n);
+/* A tensor of n_dims dims (ne[0] fastest) and ggml type; its data is a hole. */
+void gguf_w_tensor(gguf_writer *w, const char *name, uint32_t n_dims, const uint64_t *ne,
+                   uint32_t type);
+/* Writes the header and tensor infos, then extends the file with ftruncate
+ * to its full size (a sparse hole).  Refuses an existing file unless force.
+ * Any earlier failure (out of memory, overflow) is reported here. */
+int gguf_writer_write(gguf_writer *w, const char *path, int force, kvp_error *err);
+
+#endif
