@@ -27,6 +27,17 @@ void kvp_model_free(kvp_model *m)
     }
 }
 
+/* A GGUF file announces itself by its first four bytes. */
+static int is_gguf(const char *path)
+{
+    char magic[4];
+    FILE *f = fopen(path, "rb");
+    int yes = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "GGUF", 4) == 0;
+    if (f)
+        fclose(f);
+    return yes;
+}
+
 int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -76,6 +87,8 @@ int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err)
                 return kvp_fail(err, KVP_EINPUT, "%s: directory has no config.json", spec);
             return kvp_model_from_config_file(p, out, err);
         }
+        if (is_gguf(spec))
+            return kvp_model_from_gguf(spec, out, err);
         return kvp_model_from_config_file(spec, out, err);
     }
     const kvp_catalog_entry *e = kvp_catalog_find(spec);
