@@ -10,7 +10,7 @@
 PREFIX  ?= /usr/local
 CC      ?= cc
 SAN     ?=
-B       := $(if $(SAN),build-san,build)
+B       ?= $(if $(SAN),build-san,build)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
