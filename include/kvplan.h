@@ -207,12 +207,68 @@ void kvp_theory_defaults(kvp_theory_params *p);
 int kvp_theory(const kvp_model *m, const kvp_theory_params *p,
                kvp_theory_result *out, kvp_error *err);
 
+/* ---- llama.cpp runtime ---------------------------------------------------- */
+
+typedef enum kvp_flash_attn { KVP_FA_AUTO, KVP_FA_ON, KVP_FA_OFF } kvp_flash_attn;
+
+/* Settings as llama-server takes them.  Zero / -1 mean "the server's
+ * default", so a caller sets only what the user typed. */
+typedef struct kvp_llama_params {
+    const char *version;     /* rule set: "v0.5.0" (b11146), "b11223"; NULL = default */
+    uint64_t n_ctx;          /* -c; 0 = the model's training context */
+    int32_t n_seq;           /* -np; -1 = auto: 4 slots, unified */
+    uint32_t n_batch;        /* -b, default 2048 */
+    uint32_t n_ubatch;       /* -ub, default 512 */
+    kvp_dtype type_k, type_v;
+    kvp_flash_attn flash_attn;
+    int swa_full;            /* --swa-full */
+    int kv_unified;          /* --kv-unified 1, --no-kv-unified 0, -1 default */
+    uint32_t n_rs_seq;       /* recurrent rollback snapshots (speculative MTP), 0 */
+} kvp_llama_params;
+
+typedef struct kvp_llama_cache {
+    char name[16];           /* "kv" (non-SWA layers) or "kv_swa" */
+    uint32_t cells;          /* per stream, as the log's "cells" */
+    uint32_t layers;         /* layers with tensors in this cache */
+    uint32_t seqs, streams;
+    kvp_dtype k_type, v_type;
+    uint64_t k_bytes, v_bytes, bytes;
+} kvp_llama_cache;
+
+typedef struct kvp_llama_recurrent {
+    uint32_t cells, layers, seqs, rs_seq;
+    uint64_t r_bytes, s_bytes, p_bytes, bytes;
+} kvp_llama_recurrent;
+
+typedef struct kvp_llama_result {
+    const char *version;     /* the rule set used */
+    uint64_t n_ctx, n_ctx_seq;
+    uint32_t n_seq, n_stream, n_batch, n_ubatch;
+    int unified, flash_attn_on, v_trans, swa_full;
+    size_t n_caches;
+    kvp_llama_cache caches[2];
+    int has_recurrent;
+    kvp_llama_recurrent recurrent;
+    uint64_t total_bytes;
+    size_t n_notes;
+    char notes[6][240];      /* what llama.cpp would warn about, and kvplan's caveats */
+    size_t n_log;
+    char log[3][256];        /* the size lines exactly as llama.cpp prints them */
+} kvp_llama_result;
+
+void kvp_llama_defaults(kvp_llama_params *p);
+int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *out,
+              kvp_error *err);
+/* The rule sets kvplan knows, newest last, as "name (what it matches)". */
+const char *kvp_llama_versions(void);
+
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 
 /* Each returns a malloc'd, indented JSON document (free with free()), or
  * NULL when out of memory. */
 char *kvp_model_json(const kvp_model *m);
 char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r);
+char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r);
 
 /* ---- units --------------------------------------------------------------- */
 

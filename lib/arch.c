@@ -135,3 +135,32 @@ const char *arch_supported_list(void)
         }
     return buf;
 }
+
+/* config.json model_type -> llama.cpp's general.architecture, as its
+ * converter (convert_hf_to_gguf.py) writes it. */
+static const struct {
+    const char *model_type, *gguf;
+} gguf_names[] = {
+    {"llama", "llama"},           {"mistral", "llama"},         {"mixtral", "llama"},
+    {"qwen2", "qwen2"},           {"qwen2_moe", "qwen2moe"},    {"qwen3", "qwen3"},
+    {"qwen3_moe", "qwen3moe"},    {"qwen3_next", "qwen3next"},  {"qwen3_5", "qwen35"},
+    {"qwen3_5_text", "qwen35"},   {"qwen3_5_moe", "qwen35moe"}, {"qwen3_5_moe_text", "qwen35moe"},
+    {"phi3", "phi3"},             {"gemma2", "gemma2"},         {"gemma3", "gemma3"},
+    {"gemma3_text", "gemma3"},    {"cohere2", "cohere2"},       {"gpt_oss", "gpt-oss"},
+    {"llama4", "llama4"},         {"llama4_text", "llama4"},    {"deepseek_v2", "deepseek2"},
+    {"deepseek_v3", "deepseek2"}, {"kimi_k2", "deepseek2"},     {"jamba", "jamba"},
+    {"nemotron_h", "nemotron_h"}, {"mamba", "mamba"},           {"falcon_mamba", "mamba"},
+    {"mamba2", "mamba2"},         {"olmo2", "olmo2"},           {"minimax_m2", "minimax-m2"},
+    {"glm4_moe", "glm4moe"},      {"starcoder2", "starcoder2"}, {"granite", "granite"},
+    {"exaone", "exaone"},
+};
+
+const char *arch_gguf_name(const char *model_type, const arch_def *a)
+{
+    if (a && a->layout == LAYOUT_MAMBA2)
+        return "mamba2"; /* Mamba2ForCausalLM may say model_type "mamba" */
+    for (size_t i = 0; model_type && i < sizeof gguf_names / sizeof gguf_names[0]; i++)
+        if (strcmp(gguf_names[i].model_type, model_type) == 0)
+            return gguf_names[i].gguf;
+    return "";
+}

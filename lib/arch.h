@@ -41,6 +41,8 @@ typedef struct arch_def {
 const arch_def *arch_find(const char *model_type, const char *const *classes, size_t n_classes);
 /* The transformers default for key, if the architecture has one. */
 const arch_default *arch_default_for(const arch_def *a, const char *key);
+/* llama.cpp's architecture name for a config model_type ("" if none). */
+const char *arch_gguf_name(const char *model_type, const arch_def *a);
 /* Space-separated list of every supported model_type, for error messages. */
 const char *arch_supported_list(void);
 

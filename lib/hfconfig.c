@@ -502,6 +502,7 @@ static int build(cfg *c)
         return -1;
     snprintf(m->arch, sizeof m->arch, "%s", mt ? mt : c->arch->family);
     snprintf(m->family, sizeof m->family, "%s", c->arch->family);
+    snprintf(m->gguf_arch, sizeof m->gguf_arch, "%s", arch_gguf_name(mt, c->arch));
     const char *prov = cfg_str(c, "_provenance");
     if (prov)
         snprintf(m->note, sizeof m->note, "%s", prov);

@@ -120,3 +120,59 @@ char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r)
                                    : json_null());
     return dump(doc);
 }
+
+static json_t *llama_cache_obj(const kvp_llama_cache *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(c->name));
+    json_object_set_new(o, "cells", json_integer(c->cells));
+    json_object_set_new(o, "layers", json_integer(c->layers));
+    json_object_set_new(o, "seqs", json_integer(c->seqs));
+    json_object_set_new(o, "streams", json_integer(c->streams));
+    json_object_set_new(o, "k_type", json_string(kvp_dtype_name(c->k_type)));
+    json_object_set_new(o, "v_type", json_string(kvp_dtype_name(c->v_type)));
+    json_object_set_new(o, "k_bytes", json_integer((json_int_t)c->k_bytes));
+    json_object_set_new(o, "v_bytes", json_integer((json_int_t)c->v_bytes));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)c->bytes));
+    return o;
+}
+
+char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
+{
+    json_t *doc = json_object(), *caches = json_array(), *log = json_array(),
+           *notes = json_array(), *rec = json_null();
+    for (size_t i = 0; i < r->n_caches; i++)
+        json_array_append_new(caches, llama_cache_obj(&r->caches[i]));
+    for (size_t i = 0; i < r->n_log; i++)
+        json_array_append_new(log, json_string(r->log[i]));
+    for (size_t i = 0; i < r->n_notes; i++)
+        json_array_append_new(notes, json_string(r->notes[i]));
+    if (r->has_recurrent) {
+        const kvp_llama_recurrent *s = &r->recurrent;
+        rec = json_pack("{s:i, s:i, s:i, s:i, s:s, s:I, s:I, s:I, s:I}", "cells", (int)s->cells,
+                        "layers", (int)s->layers, "seqs", (int)s->seqs, "rs_seq", (int)s->rs_seq,
+                        "type", "f32", "r_bytes", (json_int_t)s->r_bytes, "s_bytes",
+                        (json_int_t)s->s_bytes, "p_bytes", (json_int_t)s->p_bytes, "bytes",
+                        (json_int_t)s->bytes);
+    }
+    json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
+    json_object_set_new(doc, "runtime", json_string("llama.cpp"));
+    json_object_set_new(doc, "runtime_version", json_string(r->version));
+    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "n_ctx", json_integer((json_int_t)r->n_ctx));
+    json_object_set_new(doc, "n_ctx_seq", json_integer((json_int_t)r->n_ctx_seq));
+    json_object_set_new(doc, "n_seq", json_integer(r->n_seq));
+    json_object_set_new(doc, "n_stream", json_integer(r->n_stream));
+    json_object_set_new(doc, "kv_unified", json_boolean(r->unified));
+    json_object_set_new(doc, "n_batch", json_integer(r->n_batch));
+    json_object_set_new(doc, "n_ubatch", json_integer(r->n_ubatch));
+    json_object_set_new(doc, "flash_attn", json_boolean(r->flash_attn_on));
+    json_object_set_new(doc, "v_trans", json_boolean(r->v_trans));
+    json_object_set_new(doc, "swa_full", json_boolean(r->swa_full));
+    json_object_set_new(doc, "caches", caches);
+    json_object_set_new(doc, "recurrent", rec);
+    json_object_set_new(doc, "total_bytes", json_integer((json_int_t)r->total_bytes));
+    json_object_set_new(doc, "log", log);
+    json_object_set_new(doc, "notes", notes);
+    return dump(doc);
+}

@@ -35,6 +35,13 @@ static const struct opt {
     {"cache-type-v", {"-ctv", "--cache-type-v", NULL}, 1},
     {"runtime", {"--runtime", "-r", NULL}, 1},
     {"json", {"--json", NULL}, 0},
+    {"batch-size", {"-b", "--batch-size", NULL}, 1},
+    {"ubatch-size", {"-ub", "--ubatch-size", NULL}, 1},
+    {"flash-attn", {"-fa", "--flash-attn", NULL}, 1},
+    {"swa-full", {"--swa-full", NULL}, 0},
+    {"kv-unified", {"--kv-unified", "-kvu", NULL}, 0},
+    {"no-kv-unified", {"--no-kv-unified", "-no-kvu", NULL}, 0},
+    {"llama-version", {"--llama-version", NULL}, 1},
 };
 
 static int accepts(const char *accepted, const char *key)
@@ -60,6 +67,27 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
             return cli_fail(EXIT_INPUT, "%s %s: the sequence count must be in [1, 1048576]", arg,
                             val);
         o->n_seq = (uint32_t)n;
+        o->np_set = 1;
+    } else if (!strcmp(k, "batch-size") || !strcmp(k, "ubatch-size")) {
+        uint64_t n;
+        if (kvp_parse_tokens(val, &n) || n > 1u << 24)
+            return cli_fail(EXIT_INPUT, "%s %s: the batch size must be in [1, 16777216]", arg, val);
+        *(k[0] == 'b' ? &o->n_batch : &o->n_ubatch) = (uint32_t)n;
+    } else if (!strcmp(k, "flash-attn")) {
+        if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "true"))
+            o->flash_attn = KVP_FA_ON;
+        else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "false"))
+            o->flash_attn = KVP_FA_OFF;
+        else if (!strcmp(val, "auto"))
+            o->flash_attn = KVP_FA_AUTO;
+        else
+            return cli_fail(EXIT_INPUT, "%s %s: flash attention is on, off or auto", arg, val);
+    } else if (!strcmp(k, "swa-full")) {
+        o->swa_full = 1;
+    } else if (!strcmp(k, "kv-unified") || !strcmp(k, "no-kv-unified")) {
+        o->kv_unified = k[0] == 'k';
+    } else if (!strcmp(k, "llama-version")) {
+        o->llama_version = val;
     } else if (!strcmp(k, "cache-type-k") || !strcmp(k, "cache-type-v")) {
         kvp_dtype t;
         if (kvp_dtype_parse(val, &t))
@@ -81,6 +109,10 @@ int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
     o->n_ctx = 4096;
     o->n_seq = 1;
     o->type_k = o->type_v = KVP_F16;
+    o->n_batch = 2048;
+    o->n_ubatch = 512;
+    o->flash_attn = KVP_FA_AUTO;
+    o->kv_unified = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         if (a[0] != '-' || !a[1]) {
@@ -183,4 +215,19 @@ void cli_theory_params(const cli_opts *o, kvp_theory_params *p)
     p->n_seq = o->n_seq;
     p->type_k = o->type_k;
     p->type_v = o->type_v;
+}
+
+void cli_llama_params(const cli_opts *o, kvp_llama_params *p)
+{
+    kvp_llama_defaults(p);
+    p->version = o->llama_version;
+    p->n_ctx = o->n_ctx_set ? o->n_ctx : 0;
+    p->n_seq = o->np_set ? (int32_t)o->n_seq : -1;
+    p->n_batch = o->n_batch;
+    p->n_ubatch = o->n_ubatch;
+    p->type_k = o->type_k;
+    p->type_v = o->type_v;
+    p->flash_attn = o->flash_attn;
+    p->swa_full = o->swa_full;
+    p->kv_unified = o->kv_unified;
 }

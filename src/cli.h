@@ -21,6 +21,12 @@ typedef struct cli_opts {
     uint32_t n_seq;
     kvp_dtype type_k, type_v;
     int json;
+    /* llama.cpp */
+    int np_set;              /* -np given (else llama-server's auto: 4 unified) */
+    uint32_t n_batch, n_ubatch;
+    kvp_flash_attn flash_attn;
+    int swa_full, kv_unified;
+    const char *llama_version;
 } cli_opts;
 
 /* Prints "kvplan: msg" on stderr and returns code. */
@@ -45,8 +51,9 @@ const char *fmt_mib(uint64_t bytes, char *buf, size_t n);
 
 /* Loads the model named on the command line; returns 0 or an exit code. */
 int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m);
-/* Theory settings from the options (length, sequences, cache types). */
+/* Runtime settings from the options. */
 void cli_theory_params(const cli_opts *o, kvp_theory_params *p);
+void cli_llama_params(const cli_opts *o, kvp_llama_params *p);
 /* "5 full + 29 sliding" */
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
 

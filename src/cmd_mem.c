@@ -6,25 +6,37 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: kvplan mem MODEL [--runtime theory] [-c N] [-np S] [-ctk TYPE] [-ctv TYPE] [--json]\n"
+    "usage: kvplan mem MODEL [--runtime theory|llama.cpp] [options] [--json]\n"
     "\n"
-    "  --runtime R           theory (the config arithmetic); default theory\n"
-    "  -c, --ctx-size N      tokens held in total (4096, 32k, 128K); default 4096\n"
-    "  -np, --parallel S     sequences sharing them, as llama.cpp's -np; default 1\n"
+    "  --runtime R           theory (the config arithmetic) or llama.cpp; default theory\n"
+    "  -c, --ctx-size N      tokens in total (4096, 32k, 128K); theory default 4096,\n"
+    "                        llama.cpp default: the model's training context, as llama-server\n"
+    "  -np, --parallel S     sequences sharing them; llama.cpp default: 4 unified slots\n"
     "  -ctk, --cache-type-k  K cache type: f32 f16 bf16 fp8 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl\n"
     "  -ctv, --cache-type-v  V cache type (same list); default f16 for both\n"
     "  --json                JSON schema 1 (every byte count an integer)\n"
+    "llama.cpp only:\n"
+    "  -b, --batch-size N    logical batch, default 2048\n"
+    "  -ub, --ubatch-size N  micro-batch, default 512 (sliding-window caches hold W + ub)\n"
+    "  -fa, --flash-attn X   on, off or auto (default); off pads every V row to the widest\n"
+    "  --swa-full            full-size sliding-window cache\n"
+    "  --kv-unified, --no-kv-unified   one stream for all sequences, or one each\n"
+    "                        (an explicit -np means not unified, as llama-server)\n"
+    "  --llama-version V     rule set: v0.5.0 (= b11146, default) or b11223\n"
     "\n"
-    "Sliding-window layers hold min(tokens of a sequence, window) cells, chunked layers\n"
-    "min(tokens, chunk); linear-attention and Mamba layers hold a fixed state per\n"
-    "sequence. Sizes are binary: MiB = 2^20 bytes.\n"
+    "theory: sliding-window layers hold min(tokens of a sequence, window) cells, chunked\n"
+    "layers min(tokens, chunk); linear-attention and Mamba layers a fixed state per\n"
+    "sequence. llama.cpp: byte-exact, with the size lines llama.cpp itself prints.\n"
+    "Sizes are binary: MiB = 2^20 bytes.\n"
     "\n"
     "examples:\n"
     "  kvplan mem qwen3-8b -c 32k\n"
     "  kvplan mem gemma-3-4b-it -c 32768 --json\n"
-    "  kvplan mem qwen3.5-9b -c 128k -np 4 -ctk q8_0 -ctv q8_0\n";
+    "  kvplan mem qwen3.5-9b -c 128k -np 4 -ctk q8_0 -ctv q8_0\n"
+    "  kvplan mem gemma-3-4b-it --runtime llama.cpp -c 32768 -np 1 -fa on\n"
+    "  kvplan mem model.gguf --runtime llama.cpp -c 32k -np 4 --kv-unified -ub 1024\n";
 
-static void table(const kvp_model *m, const kvp_theory_result *r)
+static void theory_table(const kvp_model *m, const kvp_theory_result *r)
 {
     char a[32], b[32], c[32], d[32], e[32];
     const kvp_theory_params *p = &r->params;
@@ -62,35 +74,113 @@ static void table(const kvp_model *m, const kvp_theory_result *r)
                fmt_int(p->n_ctx / p->n_seq, a, sizeof a), fmt_int(m->max_position, b, sizeof b));
 }
 
+static void llama_table(const kvp_model *m, const kvp_llama_result *r)
+{
+    char a[32], b[32], c[32], d[32], e[32];
+    printf("%s · llama.cpp %s rules · n_ctx %s (%s per sequence) · %u seq%s, %u stream%s%s · "
+           "ubatch %u · flash attention %s\n\n", m->name, r->version,
+           fmt_int(r->n_ctx, a, sizeof a), fmt_int(r->n_ctx_seq, b, sizeof b), r->n_seq,
+           r->n_seq == 1 ? "" : "s", r->n_stream, r->n_stream == 1 ? "" : "s",
+           r->unified ? " (unified)" : "", r->n_ubatch, r->flash_attn_on ? "on" : "off");
+    printf("%-10s %10s %7s %8s %16s %16s %16s %11s\n", "cache", "cells", "layers", "seqs",
+           "K/R bytes", "V/S bytes", "bytes", "MiB");
+    for (size_t i = 0; i < r->n_caches; i++) {
+        const kvp_llama_cache *k = &r->caches[i];
+        char s[16];
+        snprintf(s, sizeof s, "%u/%u", k->seqs, k->streams);
+        printf("%-10s %10s %7u %8s %16s %16s %16s %11s\n", k->name, fmt_int(k->cells, a, sizeof a),
+               k->layers, s, fmt_int(k->k_bytes, b, sizeof b), fmt_int(k->v_bytes, c, sizeof c),
+               fmt_int(k->bytes, d, sizeof d), fmt_mib(k->bytes, e, sizeof e));
+    }
+    if (r->has_recurrent) {
+        const kvp_llama_recurrent *s = &r->recurrent;
+        char q[16];
+        snprintf(q, sizeof q, "%u", s->seqs);
+        printf("%-10s %10s %7u %8s %16s %16s %16s %11s\n", "recurrent",
+               fmt_int(s->cells, a, sizeof a), s->layers, q, fmt_int(s->r_bytes, b, sizeof b),
+               fmt_int(s->s_bytes, c, sizeof c), fmt_int(s->bytes, d, sizeof d),
+               fmt_mib(s->bytes, e, sizeof e));
+    }
+    printf("\ntotal: %s MiB (%s bytes; MiB = 2^20 bytes)\n", fmt_mib(r->total_bytes, a, sizeof a),
+           fmt_int(r->total_bytes, b, sizeof b));
+    printf("\nllama.cpp prints:\n");
+    for (size_t i = 0; i < r->n_log; i++)
+        printf("  %s\n", r->log[i]);
+    for (size_t i = 0; i < r->n_notes; i++)
+        printf("%s%s\n", i ? "  " : "\nnotes:\n  ", r->notes[i]);
+}
+
+static int run_theory(const kvp_model *m, const cli_opts *o)
+{
+    kvp_theory_params p;
+    kvp_theory_result r;
+    kvp_error e;
+    cli_theory_params(o, &p);
+    if (kvp_theory(m, &p, &r, &e))
+        return cli_fail_err(&e);
+    if (!o->json)
+        return theory_table(m, &r), 0;
+    char *s = kvp_theory_json(m, &r);
+    int rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
+    free(s);
+    return rc;
+}
+
+static int run_llama(const kvp_model *m, const cli_opts *o)
+{
+    kvp_llama_params p;
+    kvp_llama_result r;
+    kvp_error e;
+    cli_llama_params(o, &p);
+    if (kvp_llama(m, &p, &r, &e))
+        return cli_fail_err(&e);
+    if (!o->json)
+        return llama_table(m, &r), 0;
+    char *s = kvp_llama_json(m, &r);
+    int rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
+    free(s);
+    return rc;
+}
+
+static const struct runtime {
+    const char *names;
+    int (*run)(const kvp_model *, const cli_opts *);
+} runtimes[] = {
+    {"theory", run_theory},
+    {"llama.cpp llamacpp llama-cpp llama-server", run_llama},
+};
+
+static const struct runtime *find_runtime(const char *name)
+{
+    for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++) {
+        const char *n = runtimes[i].names;
+        size_t len = strlen(name);
+        for (const char *p = n; (p = strstr(p, name)) != NULL; p += len)
+            if ((p == n || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+                return &runtimes[i];
+    }
+    return NULL;
+}
+
 int cmd_mem(int argc, char **argv)
 {
     cli_opts o;
     kvp_model *m;
-    kvp_error e;
-    kvp_theory_params p;
-    kvp_theory_result r;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = cli_parse(argc, argv, "ctx-size parallel cache-type-k cache-type-v runtime json", &o);
+    int rc = cli_parse(argc, argv,
+                       "ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
+                       "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version",
+                       &o);
     if (rc)
         return rc;
-    if (strcmp(o.runtime, "theory") != 0)
-        return cli_fail(EXIT_USAGE, "--runtime %s: unknown runtime (this build knows: theory)",
-                        o.runtime);
+    const struct runtime *rt = find_runtime(o.runtime);
+    if (!rt)
+        return cli_fail(EXIT_USAGE, "--runtime %s: unknown runtime (this build knows: theory, "
+                        "llama.cpp)", o.runtime);
     if ((rc = cli_load_model(&o, "mem", &m)))
         return rc;
-    cli_theory_params(&o, &p);
-    if (kvp_theory(m, &p, &r, &e)) {
-        kvp_model_free(m);
-        return cli_fail_err(&e);
-    }
-    if (o.json) {
-        char *s = kvp_theory_json(m, &r);
-        rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
-        free(s);
-    } else {
-        table(m, &r);
-    }
+    rc = rt->run(m, &o);
     kvp_model_free(m);
     return rc;
 }

@@ -1,0 +1,351 @@
+/* rt_llamacpp.c - llama.cpp's rules for the KV cache and recurrent state,
+ * byte for byte (shared/reference/llamacpp-kv-rules.md has the source
+ * locations; the section numbers below refer to it).
+ *
+ *   n_ctx     padded up to 256; not unified: n_seq streams of
+ *             PAD(n_ctx / n_seq, 256) cells each                      (1)
+ *   K, V      ggml rows of kv_heads x head_dim; V omitted for MLA;
+ *             with -fa off every V row is the widest one              (2, 4, 6)
+ *   SWA       PAD(min(n_ctx_seq, W x (unified ? n_seq : 1) + n_ubatch), 256)
+ *             cells per stream, or n_ctx_seq with --swa-full          (5)
+ *   state     f32, max(1, n_seq) x (1 + n_rs_seq) rows per recurrent layer,
+ *             R = (d_conv-1)(d_inner + 2 n_group d_state), S = d_state d_inner (7)
+ *
+ * Rules that changed between releases live in the version table, so adding
+ * a release is one row. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kvp_int.h"
+
+#define PAD(x, n) ((((x) + (n) - 1) / (n)) * (n))
+#define LLAMA_MAX_SEQ 256
+
+/* The releases kvplan's rules match.  They agree on every allocation rule
+ * for an explicit -c; they differ in the context llama-server starts from
+ * when -c is not given (PR #28849 in v0.5.0, reverted by #29437 in b11223). */
+static const struct llama_version {
+    const char *name, *matches;
+    uint32_t first_build, last_build;
+    int fit_ctx_times_seqs;  /* -c unset: n_ctx_train x n_seq (else x streams) */
+} versions[] = {
+    {"v0.5.0", "llama.cpp v0.5.0 = b11146 (node-llama-cpp 3.22.1's prebuilt build)", 11146, 11222, 1},
+    {"b11223", "llama.cpp b11223 = 4da6337 (the published measurements)", 11223, 99999, 0},
+};
+#define N_VERSIONS (sizeof versions / sizeof versions[0])
+
+const char *kvp_llama_versions(void)
+{
+    static char buf[512];
+    if (!buf[0])
+        for (size_t i = 0; i < N_VERSIONS; i++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s (%s)", i ? ", " : "",
+                     versions[i].name, versions[i].matches);
+    return buf;
+}
+
+static const struct llama_version *find_version(const char *v)
+{
+    unsigned build;
+    if (!v)
+        return &versions[0];
+    for (size_t i = 0; i < N_VERSIONS; i++)
+        if (strcmp(v, versions[i].name) == 0)
+            return &versions[i];
+    if (strcmp(v, "4da6337") == 0)
+        return &versions[1];
+    if (sscanf(v, "b%u", &build) == 1)
+        for (size_t i = 0; i < N_VERSIONS; i++)
+            if (build >= versions[i].first_build && build <= versions[i].last_build)
+                return &versions[i];
+    return NULL;
+}
+
+void kvp_llama_defaults(kvp_llama_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->n_seq = -1;
+    p->n_batch = 2048;
+    p->n_ubatch = 512;
+    p->type_k = p->type_v = KVP_F16;
+    p->flash_attn = KVP_FA_AUTO;
+    p->kv_unified = -1;
+}
+
+/* llama.cpp honours sliding windows only in the architectures that set a
+ * swa_type (5); elsewhere (llama, qwen2/3, phi3...) a window in the config
+ * is ignored and every layer is full. */
+static int honours_swa(const kvp_model *m)
+{
+    static const char *const swa_archs[] = {
+        "gemma2", "gemma3", "gemma3n", "gemma4", "cohere2", "cohere2moe", "gpt-oss",
+        "llama4", "exaone4", "exaone-moe", "afmoe", "olmo2", "smallthinker", "lfm2",
+        "lfm2moe", "granite-swa", "plamo3", "mimo2", "step35", "laguna", NULL};
+    for (const char *const *a = swa_archs; *a; a++)
+        if (strcmp(m->gguf_arch, *a) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_attention(kvp_layer_kind k)
+{
+    return k == KVP_LAYER_FULL || k == KVP_LAYER_SLIDING || k == KVP_LAYER_CHUNKED ||
+           k == KVP_LAYER_MLA || k == KVP_LAYER_SHARED;
+}
+
+/* Does layer il go to the SWA cache?  Shared layers keep their window. */
+static int is_swa(const kvp_model *m, uint32_t il)
+{
+    const kvp_layer *L = &m->layers[il];
+    return honours_swa(m) && L->window &&
+           (L->kind == KVP_LAYER_SLIDING || L->kind == KVP_LAYER_CHUNKED ||
+            L->kind == KVP_LAYER_SHARED);
+}
+
+static void note(kvp_llama_result *r, const char *fmt, ...) KVP_PRINTF(2, 3);
+static void note(kvp_llama_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (r->n_notes == sizeof r->notes / sizeof r->notes[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->n_notes++], sizeof r->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Section 1: context, sequences, streams, batch sizes. */
+static int resolve_context(const kvp_model *m, const kvp_llama_params *p,
+                           const struct llama_version *v, kvp_llama_result *r, kvp_error *err)
+{
+    int auto_np = p->n_seq < 0;
+    uint32_t n_seq = auto_np ? 4 : (uint32_t)(p->n_seq ? p->n_seq : 1);
+    if (n_seq > LLAMA_MAX_SEQ)
+        return kvp_fail(err, KVP_EINPUT, "-np %u: llama.cpp allows at most %d sequences", n_seq,
+                        LLAMA_MAX_SEQ);
+    r->unified = p->kv_unified >= 0 ? p->kv_unified : auto_np;
+    r->n_seq = n_seq;
+    r->n_stream = r->unified ? 1 : n_seq;
+    uint64_t n_ctx = p->n_ctx;
+    if (!n_ctx) {
+        if (!m->max_position)
+            return kvp_fail(err, KVP_EUSAGE, "%s: the model names no training context; give -c",
+                            m->name);
+        n_ctx = m->max_position * (v->fit_ctx_times_seqs ? n_seq : r->n_stream);
+        note(r, "-c not given: llama-server %s starts from %s = %llu tokens; its --fit may "
+                "shrink that to fit free memory", v->name,
+             v->fit_ctx_times_seqs ? "n_ctx_train x n_seq" : "n_ctx_train x streams",
+             (unsigned long long)n_ctx);
+    }
+    if (n_ctx > KVP_MAX_TOKENS)
+        return kvp_fail(err, KVP_EINPUT, "-c %llu: above 2^40 tokens", (unsigned long long)n_ctx);
+    r->n_batch = (uint32_t)(p->n_batch < n_ctx ? p->n_batch : n_ctx);
+    r->n_ubatch = p->n_ubatch && p->n_ubatch < r->n_batch ? p->n_ubatch : r->n_batch;
+    n_ctx = PAD(n_ctx, 256);
+    if (r->unified) {
+        r->n_ctx_seq = n_ctx;
+    } else {
+        r->n_ctx_seq = PAD(n_ctx / n_seq, 256);
+        n_ctx = r->n_ctx_seq * n_seq;
+    }
+    r->n_ctx = n_ctx;
+    if (m->max_position && r->n_ctx_seq > m->max_position)
+        note(r, "llama_context: n_ctx_seq (%llu) > n_ctx_train (%llu) -- possible training "
+                "context overflow", (unsigned long long)r->n_ctx_seq,
+             (unsigned long long)m->max_position);
+    return 0;
+}
+
+static int is_quantized(kvp_dtype t) { return kvp_dtype_block(t) > 1; }
+
+/* Section 2.1: the checks llama_init_from_model makes before it allocates. */
+static int check_types(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+                       kvp_error *err)
+{
+    int mla = 0;
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        mla |= m->layers[il].kind == KVP_LAYER_MLA;
+    if (p->type_k == KVP_FP8 || p->type_v == KVP_FP8)
+        return kvp_fail(err, KVP_EINPUT, "fp8: not a llama.cpp cache type (use f16, bf16, f32, "
+                        "q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl)");
+    if (mla && p->type_k != p->type_v)
+        return kvp_fail(err, KVP_EINPUT, "%s: model does not support different K (%s) and V (%s) "
+                        "cache types", m->name, kvp_dtype_name(p->type_k), kvp_dtype_name(p->type_v));
+    r->flash_attn_on = p->flash_attn != KVP_FA_OFF;
+    if (is_quantized(p->type_v) && p->flash_attn == KVP_FA_OFF)
+        return kvp_fail(err, KVP_EINPUT, "-ctv %s: quantized V cache requires flash_attn to be "
+                        "enabled (-fa on)", kvp_dtype_name(p->type_v));
+    r->v_trans = p->flash_attn == KVP_FA_OFF;
+    for (int kv = 0; kv < 2 && r->flash_attn_on; kv++) {
+        kvp_dtype t = kv ? p->type_v : p->type_k;
+        if (!is_quantized(t))
+            continue;
+        for (uint32_t il = 0; il < m->n_layers; il++) {
+            const kvp_layer *L = &m->layers[il];
+            uint32_t hd = kv ? L->head_dim_v : L->head_dim_k;
+            if (is_attention(L->kind) && hd % kvp_dtype_block(t))
+                return kvp_fail(err, KVP_EINPUT, "%s: %c cache type %s with block size %u does "
+                                "not divide n_embd_head_%c=%u", m->name, kv ? 'V' : 'K',
+                                kvp_dtype_name(t), kvp_dtype_block(t), kv ? 'v' : 'k', hd);
+        }
+    }
+    return 0;
+}
+
+static int row_bytes(const kvp_model *m, kvp_dtype t, uint64_t n, uint32_t il, kvp_error *err,
+                     uint64_t *out)
+{
+    if (kvp_dtype_row_bytes(t, n, out) == 0)
+        return 0;
+    return kvp_fail(err, KVP_EINPUT, "%s: cache type %s stores blocks of %u values, but layer "
+                    "%u's row has %llu", m->name, kvp_dtype_name(t), kvp_dtype_block(t), il,
+                    (unsigned long long)n);
+}
+
+/* Section 4: one llama_kv_cache over the layers `swa` selects. */
+static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+                       int swa, uint64_t cells, kvp_error *err)
+{
+    kvp_llama_cache *c = &r->caches[r->n_caches++];
+    uint64_t v_max = 0;
+    snprintf(c->name, sizeof c->name, "%s", swa ? "kv_swa" : "kv");
+    c->cells = (uint32_t)cells;
+    c->seqs = r->n_seq;
+    c->streams = r->n_stream;
+    c->k_type = p->type_k;
+    c->v_type = p->type_v;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        const kvp_layer *L = &m->layers[il];
+        uint64_t w = (uint64_t)L->n_kv_heads * L->head_dim_v;
+        if (is_attention(L->kind) && w > v_max)
+            v_max = w;
+    }
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        const kvp_layer *L = &m->layers[il];
+        uint64_t k, v = 0, per, kb, vb;
+        if (!is_attention(L->kind) || is_swa(m, il) != swa)
+            continue;
+        c->layers++;
+        if (L->kind == KVP_LAYER_SHARED)
+            continue; /* reuses another layer's tensors */
+        if (row_bytes(m, p->type_k, (uint64_t)L->n_kv_heads * L->head_dim_k, il, err, &k))
+            return -1;
+        if (L->kind != KVP_LAYER_MLA &&
+            row_bytes(m, p->type_v, r->v_trans ? v_max : (uint64_t)L->n_kv_heads * L->head_dim_v,
+                      il, err, &v))
+            return -1;
+        if (kvp_mul(cells, r->n_stream, &per) || kvp_mul(k, per, &kb) || kvp_mul(v, per, &vb) ||
+            kvp_add(c->k_bytes, kb, &c->k_bytes) || kvp_add(c->v_bytes, vb, &c->v_bytes))
+            return kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name);
+    }
+    c->bytes = c->k_bytes + c->v_bytes;
+    return kvp_add(r->total_bytes, c->bytes, &r->total_bytes)
+               ? kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name) : 0;
+}
+
+/* Section 5: base cache, plus the SWA cache when a layer slides. */
+static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+                    kvp_error *err)
+{
+    int any_attn = 0, any_swa = 0;
+    uint32_t window = 0;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        any_attn |= is_attention(m->layers[il].kind);
+        if (is_swa(m, il)) {
+            any_swa = 1;
+            if (m->layers[il].window > window)
+                window = m->layers[il].window;
+        }
+    }
+    if (!any_attn)
+        return 0;
+    r->swa_full = p->swa_full && any_swa;
+    if (build_cache(m, p, r, 0, r->n_ctx_seq, err))
+        return -1;
+    if (!any_swa)
+        return 0;
+    uint64_t cells = (uint64_t)window * (r->unified ? r->n_seq : 1) + r->n_ubatch;
+    cells = p->swa_full ? r->n_ctx_seq : PAD(cells < r->n_ctx_seq ? cells : r->n_ctx_seq, 256);
+    return build_cache(m, p, r, 1, cells, err);
+}
+
+/* Section 7: llama_memory_recurrent, f32 whatever -ctk/-ctv say. */
+static int build_recurrent(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+                           kvp_error *err)
+{
+    kvp_llama_recurrent *s = &r->recurrent;
+    uint64_t rows = (uint64_t)(r->n_seq ? r->n_seq : 1) * (1 + p->n_rs_seq);
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        const kvp_layer *L = &m->layers[il];
+        uint64_t conv_dim, er, es, rb, sb, t;
+        if (!L->d_inner)
+            continue;
+        r->has_recurrent = 1;
+        if (kvp_mul(2ull * L->n_group, L->d_state, &t) || kvp_add(L->d_inner, t, &conv_dim) ||
+            kvp_mul(L->d_conv ? L->d_conv - 1 : 0, conv_dim, &er) ||
+            kvp_mul(L->d_state, L->d_inner, &es) || kvp_mul(er, 4 * rows, &rb) ||
+            kvp_mul(es, 4 * rows, &sb) || kvp_add(s->r_bytes, rb, &s->r_bytes) ||
+            kvp_add(s->s_bytes, sb, &s->s_bytes))
+            return kvp_fail(err, KVP_EINPUT, "%s: state size overflows 64 bits", m->name);
+    }
+    if (!r->has_recurrent)
+        return 0;
+    s->cells = r->n_seq ? r->n_seq : 1;
+    s->layers = m->n_layers; /* the log counts every trunk layer */
+    s->seqs = r->n_seq;
+    s->rs_seq = p->n_rs_seq;
+    s->bytes = s->r_bytes + s->s_bytes + s->p_bytes;
+    return kvp_add(r->total_bytes, s->bytes, &r->total_bytes)
+               ? kvp_fail(err, KVP_EINPUT, "%s: state size overflows 64 bits", m->name) : 0;
+}
+
+/* Section 11: llama.cpp computes MiB in float32, then prints %.2f. */
+static double mib(uint64_t bytes) { return (float)bytes / (1024.0f * 1024.0f); }
+
+static void format_log(kvp_llama_result *r)
+{
+    for (size_t i = 0; i < r->n_caches; i++) {
+        const kvp_llama_cache *c = &r->caches[i];
+        snprintf(r->log[r->n_log++], sizeof r->log[0],
+                 "llama_kv_cache: size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs), "
+                 "K (%s): %7.2f MiB, V (%s): %7.2f MiB",
+                 mib(c->bytes), c->cells, (int)c->layers, c->seqs, c->streams,
+                 kvp_dtype_name(c->k_type), mib(c->k_bytes), kvp_dtype_name(c->v_type),
+                 mib(c->v_bytes));
+    }
+    if (r->has_recurrent) {
+        const kvp_llama_recurrent *s = &r->recurrent;
+        snprintf(r->log[r->n_log++], sizeof r->log[0],
+                 "llama_memory_recurrent: size = %7.2f MiB (%6u cells, %3d layers, %2u seqs %2u "
+                 "rs_seq), R (f32): %7.2f MiB, S (f32): %7.2f MiB, P (f32): %7.2f MiB",
+                 mib(s->bytes), s->cells, (int)s->layers, s->seqs, s->rs_seq, mib(s->r_bytes),
+                 mib(s->s_bytes), mib(s->p_bytes));
+    }
+}
+
+int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+              kvp_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const struct llama_version *v = find_version(p->version);
+    if (!v)
+        return kvp_fail(err, KVP_EUSAGE, "--llama-version %s: unknown; kvplan knows %s",
+                        p->version, kvp_llama_versions());
+    r->version = v->name;
+    if (p->n_ubatch == 0 && p->n_batch == 0)
+        return kvp_fail(err, KVP_EUSAGE, "-b 0: the batch size must be at least 1");
+    if (resolve_context(m, p, v, r, err) || check_types(m, p, r, err) ||
+        build_kv(m, p, r, err) || build_recurrent(m, p, r, err))
+        return -1;
+    if (!honours_swa(m))
+        for (uint32_t il = 0; il < m->n_layers; il++)
+            if (m->layers[il].kind == KVP_LAYER_SLIDING || m->layers[il].kind == KVP_LAYER_CHUNKED) {
+                note(r, "llama.cpp's %s architecture ignores the config's sliding window: every "
+                        "layer is full attention", m->gguf_arch[0] ? m->gguf_arch : m->arch);
+                break;
+            }
+    if (r->total_bytes > INT64_MAX)
+        return kvp_fail(err, KVP_EINPUT, "%s: more than 2^63 bytes", m->name);
+    format_log(r);
+    return 0;
+}
