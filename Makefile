@@ -69,9 +69,12 @@ test: $(B)/kvplan $(UNIT_BIN)
 
 DEMO_MODELS := qwen3-8b mistral-7b-v0.3 gemma-3-4b-it gpt-oss-20b deepseek-v2-lite qwen3.5-9b
 
+# The seeds' table (DESIGN 7.1): theory next to llama.cpp as llama-server runs
+# with -fa on --parallel 1, plus the q8_0 and --swa-full rows.
 demo: $(B)/kvplan
 	@$(B)/kvplan models
-	@for m in $(DEMO_MODELS); do echo; $(B)/kvplan $$m; done
+	@echo
+	@$(B)/kvplan compare $(DEMO_MODELS) -c 4k,32k,128k -np 1 -fa on --variants f16,q8_0,swa-full
 
 install: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

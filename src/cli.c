@@ -42,6 +42,7 @@ static const struct opt {
     {"kv-unified", {"--kv-unified", "-kvu", NULL}, 0},
     {"no-kv-unified", {"--no-kv-unified", "-no-kvu", NULL}, 0},
     {"llama-version", {"--llama-version", NULL}, 1},
+    {"variants", {"--variants", NULL}, 1},
 };
 
 static int accepts(const char *accepted, const char *key)
@@ -57,6 +58,10 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
 {
     const char *k = op->key;
     if (!strcmp(k, "ctx-size")) {
+        if (strchr(val, ',') || accepts(o->accepted, "ctx-list")) {
+            o->ctx_list = val; /* a list of lengths, checked by the command */
+            return 0;
+        }
         if (kvp_parse_tokens(val, &o->n_ctx))
             return cli_fail(EXIT_INPUT, "%s %s: the context length must be a number of tokens "
                             "in [1, 2^40], like 4096, 32k or 128K", arg, val);
@@ -96,6 +101,9 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         *(k[11] == 'k' ? &o->type_k : &o->type_v) = t;
     } else if (!strcmp(k, "runtime")) {
         o->runtime = val;
+        o->runtime_set = 1;
+    } else if (!strcmp(k, "variants")) {
+        o->variants = val;
     } else if (!strcmp(k, "json")) {
         o->json = 1;
     }
@@ -105,6 +113,7 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
 int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->accepted = accepted;
     o->runtime = "theory";
     o->n_ctx = 4096;
     o->n_seq = 1;
@@ -116,9 +125,13 @@ int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         if (a[0] != '-' || !a[1]) {
-            if (o->model)
+            if (o->model && !accepts(accepted, "models"))
                 return cli_fail(EXIT_USAGE, "%s: unexpected argument (model is %s)", a, o->model);
-            o->model = a;
+            if (o->n_models == sizeof o->models / sizeof o->models[0])
+                return cli_fail(EXIT_USAGE, "%s: too many models", a);
+            if (!o->model)
+                o->model = a;
+            o->models[o->n_models++] = a;
             continue;
         }
         size_t alen = eq && a[1] == '-' ? (size_t)(eq - a) : strlen(a);

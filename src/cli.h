@@ -14,7 +14,13 @@
 
 /* Settings shared by the commands; each command reads the ones it needs. */
 typedef struct cli_opts {
-    const char *model;
+    const char *accepted;    /* the option keys the command takes */
+    const char *model;       /* the first positional argument */
+    const char *models[64];  /* all of them, for commands that take "models" */
+    int n_models;
+    const char *ctx_list;    /* -c 4k,32k,128k, for commands that take "ctx-list" */
+    const char *variants;    /* compare --variants */
+    int runtime_set;
     const char *runtime;     /* "theory" */
     uint64_t n_ctx;
     int n_ctx_set;
@@ -60,6 +66,7 @@ const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
 int cmd_models(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 
 #endif

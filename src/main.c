@@ -14,6 +14,7 @@ static const char usage[] =
     "  models                 the built-in model catalog\n"
     "  show MODEL             architecture card: layer kinds, bytes/token, state, provenance\n"
     "  mem MODEL [options]    memory for a context length and settings\n"
+    "  compare MODEL...       several models, runtimes and lengths in one table\n"
     "\n"
     "MODEL is a catalog name (qwen3-8b), a config.json, a directory holding one, or an\n"
     "org/name repo id in the local Hugging Face cache.\n"
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"models", cmd_models}, {"show", cmd_show}, {"mem", cmd_mem}};
+    } cmds[] = {{"models", cmd_models}, {"show", cmd_show}, {"mem", cmd_mem}, {"compare", cmd_compare}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

@@ -1,0 +1,185 @@
+/* cmd_compare.c - `kvplan compare MODEL...`: one table of several models,
+ * runtimes, settings and context lengths, so the differences that matter
+ * (a window, a latent, a fixed state, a runtime's slack) stand side by side. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: kvplan compare MODEL... [-c 4k,32k,128k] [--runtime theory,llama.cpp]\n"
+    "                      [--variants f16,q8_0,q4_0,swa-full] [llama.cpp flags] [--json]\n"
+    "\n"
+    "One row per model, runtime and variant; one column per context length; MiB\n"
+    "(2^20 bytes) of KV cache plus recurrent state.\n"
+    "  -c LIST           context lengths, default 4k,32k,128k\n"
+    "  --runtime LIST    runtimes, default theory,llama.cpp\n"
+    "  --variants LIST   f16 (the flags as given), q8_0 / q4_0 (K and V cache type),\n"
+    "                    swa-full (llama.cpp's --swa-full, for models with windows)\n"
+    "The llama.cpp flags of `kvplan mem` apply to every llama.cpp cell.\n"
+    "\n"
+    "examples:\n"
+    "  kvplan compare qwen3-8b gemma-3-4b-it qwen3.5-9b\n"
+    "  kvplan compare qwen3-8b gpt-oss-20b -np 1 -fa on --variants f16,q8_0,swa-full\n";
+
+#define MAX_LENS 16
+
+typedef struct variant {
+    const char *name;
+    kvp_dtype type;          /* cache type (f16 = as the flags say) */
+    int swa_full;
+} variant;
+
+static int parse_lens(const char *list, uint64_t *lens, size_t *n)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", list);
+    *n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_LENS || kvp_parse_tokens(t, &lens[*n]))
+            return cli_fail(EXIT_INPUT, "-c %s: %s is not a context length (1 to 2^40 tokens)",
+                            list, t);
+        (*n)++;
+    }
+    return *n ? 0 : cli_fail(EXIT_INPUT, "-c %s: no lengths", list);
+}
+
+static int parse_variants(const char *list, const cli_opts *o, variant *v, size_t *n)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", list);
+    *n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t && *n < 8; t = strtok_r(NULL, ",", &save)) {
+        variant x = {NULL, o->type_k, o->swa_full};
+        static const char *names[] = {"f16", "q8_0", "q4_0", "swa-full"};
+        for (size_t i = 0; i < 4; i++)
+            if (!strcmp(t, names[i]))
+                x.name = names[i];
+        if (!x.name)
+            return cli_fail(EXIT_INPUT, "--variants: %s is not f16, q8_0, q4_0 or swa-full", t);
+        if (!strcmp(t, "q8_0"))
+            x.type = KVP_Q8_0;
+        if (!strcmp(t, "q4_0"))
+            x.type = KVP_Q4_0;
+        if (!strcmp(t, "swa-full"))
+            x.swa_full = 1;
+        v[(*n)++] = x;
+    }
+    return 0;
+}
+
+static int has_window(const kvp_model *m)
+{
+    return kvp_model_count_kind(m, KVP_LAYER_SLIDING) + kvp_model_count_kind(m, KVP_LAYER_CHUNKED);
+}
+
+/* Bytes of one cell of the table, or -1 with the error printed. */
+static int cell(const kvp_model *m, const cli_opts *o, int llama, const variant *v, uint64_t len,
+                uint64_t *bytes)
+{
+    kvp_error e;
+    if (!llama) {
+        kvp_theory_params p;
+        kvp_theory_result r;
+        cli_theory_params(o, &p);
+        p.n_ctx = len;
+        p.type_k = p.type_v = v->type;
+        if (kvp_theory(m, &p, &r, &e))
+            return cli_fail_err(&e);
+        *bytes = r.total_bytes;
+        return 0;
+    }
+    kvp_llama_params p;
+    kvp_llama_result r;
+    cli_llama_params(o, &p);
+    p.n_ctx = len;
+    p.type_k = p.type_v = v->type;
+    p.swa_full = v->swa_full;
+    if (kvp_llama(m, &p, &r, &e))
+        return cli_fail_err(&e);
+    *bytes = r.total_bytes;
+    return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    cli_opts o;
+    uint64_t lens[MAX_LENS];
+    size_t n_lens, n_var;
+    variant vars[8];
+    if (cli_wants_help(argc, argv))
+        return fputs(help, stdout), 0;
+    int rc = cli_parse(argc, argv,
+                       "models ctx-list ctx-size parallel cache-type-k cache-type-v runtime json "
+                       "batch-size ubatch-size flash-attn swa-full kv-unified no-kv-unified "
+                       "llama-version variants",
+                       &o);
+    if (rc)
+        return rc;
+    if (!o.n_models)
+        return cli_fail(EXIT_USAGE, "compare: no model given (see kvplan compare --help)");
+    if (!strcmp(o.runtime, "theory")) /* cli_parse's default: compare wants both */
+        o.runtime = o.runtime_set ? "theory" : "theory,llama.cpp";
+    int want_theory = strstr(o.runtime, "theory") != NULL;
+    int want_llama = strstr(o.runtime, "llama") != NULL;
+    if (!want_theory && !want_llama)
+        return cli_fail(EXIT_USAGE, "--runtime %s: compare knows theory and llama.cpp", o.runtime);
+    if ((rc = parse_lens(o.ctx_list ? o.ctx_list : "4k,32k,128k", lens, &n_lens)) ||
+        (rc = parse_variants(o.variants ? o.variants : "f16", &o, vars, &n_var)))
+        return rc;
+    if (!o.json) {
+        printf("%-28s %-10s %-9s", "model", "runtime", "variant");
+        for (size_t i = 0; i < n_lens; i++) {
+            char h[32];
+            snprintf(h, sizeof h, lens[i] % 1024 ? "%llu" : "%lluK",
+                     (unsigned long long)(lens[i] % 1024 ? lens[i] : lens[i] / 1024));
+            printf(" %11s", h);
+        }
+        printf("   (MiB = 2^20 bytes)\n");
+    } else {
+        printf("{\n  \"schema\": %d,\n  \"rows\": [", KVPLAN_JSON_SCHEMA);
+    }
+    int first = 1;
+    for (int mi = 0; mi < o.n_models; mi++) {
+        kvp_model *m;
+        cli_opts one = o;
+        one.model = o.models[mi];
+        if ((rc = cli_load_model(&one, "compare", &m)))
+            return rc;
+        for (int rt = 0; rt < 2; rt++) {
+            if (!(rt ? want_llama : want_theory))
+                continue;
+            for (size_t vi = 0; vi < n_var; vi++) {
+                if (vars[vi].swa_full && (!rt || !has_window(m)))
+                    continue; /* --swa-full is a llama.cpp setting for windowed models */
+                uint64_t b[MAX_LENS];
+                for (size_t li = 0; li < n_lens; li++)
+                    if ((rc = cell(m, &o, rt, &vars[vi], lens[li], &b[li]))) {
+                        kvp_model_free(m);
+                        return rc;
+                    }
+                if (o.json) {
+                    printf("%s\n    {\"model\": \"%s\", \"runtime\": \"%s\", \"variant\": \"%s\", "
+                           "\"bytes\": {", first ? "" : ",", m->name, rt ? "llama.cpp" : "theory",
+                           vars[vi].name);
+                    for (size_t li = 0; li < n_lens; li++)
+                        printf("%s\"%llu\": %llu", li ? ", " : "", (unsigned long long)lens[li],
+                               (unsigned long long)b[li]);
+                    printf("}}");
+                    first = 0;
+                    continue;
+                }
+                printf("%-28s %-10s %-9s", m->name, rt ? "llama.cpp" : "theory", vars[vi].name);
+                for (size_t li = 0; li < n_lens; li++) {
+                    char mb[32];
+                    printf(" %11s", fmt_mib(b[li], mb, sizeof mb));
+                }
+                putchar('\n');
+            }
+        }
+        kvp_model_free(m);
+    }
+    if (o.json)
+        printf("\n  ]\n}\n");
+    return 0;
+}
