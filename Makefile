@@ -88,3 +88,8 @@ install: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
 
 clean:
 	rm -rf build build-san
+
+# libFuzzer targets under ASan/UBSan (clang): make fuzz FUZZ_SECONDS=60
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash fuzz/run.sh

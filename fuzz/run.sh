@@ -1,0 +1,34 @@
+#!/bin/bash
+# fuzz/run.sh - builds the libFuzzer targets with ASan and UBSan (clang) and
+# runs each for $FUZZ_SECONDS (default 60), seeded with the catalog configs
+# and the test inputs.  Any crash, leak, hang or sanitizer report fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${FUZZ_SECONDS:-60}
+out=build-fuzz
+mkdir -p "$out"
+CFLAGS="-g -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ilib $(pkg-config --cflags jansson)"
+SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
+make -s B="$out/obj" "$out/obj/lib/catalog_data.c" >/dev/null
+libsrc="lib/*.c $out/obj/lib/catalog_data.c"
+status=0
+for t in fuzz/fuzz_*.c; do
+    name=$(basename "$t" .c)
+    # shellcheck disable=SC2086
+    clang $CFLAGS $SAN "$t" $libsrc -o "$out/$name" $(pkg-config --libs jansson)
+    corpus="$out/corpus-$name"
+    mkdir -p "$corpus"
+    case "$name" in
+    fuzz_config) cp -n data/models/*.json tests/data/*.json "$corpus"/ 2>/dev/null || true ;;
+    fuzz_gguf) cp -n tests/data/twin/*.gguf "$corpus"/ 2>/dev/null || true ;;
+    esac
+    echo "fuzz: $name for ${secs}s"
+    if ! "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        "$corpus" >"$out/$name.log" 2>&1; then
+        tail -30 "$out/$name.log"
+        status=1
+    else
+        grep -E "^(#[0-9]+|Done)" "$out/$name.log" | tail -1
+    fi
+done
+exit $status
