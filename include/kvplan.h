@@ -118,7 +118,14 @@ typedef struct kvp_model {
     uint32_t n_layer_dense_lead; /* leading dense (non-MoE) layers */
     uint32_t n_layer_nextn;  /* MTP / next-token-prediction layers after the trunk */
     uint32_t q_lora_rank;    /* MLA query compression, 0 = none */
+    int tie_word_embeddings; /* output head shares the embedding: 1, 0, -1 not said */
+    int attention_bias;      /* q/k/v projections carry biases (Qwen2, gpt-oss) */
     uint32_t n_rot;          /* rotary dimensions, 0 = head_dim */
+    /* RoPE scaling (rope_scaling / rope_parameters): vLLM derives its
+     * max_model_len from it */
+    char rope_type[24];      /* "yarn", "llama3", "linear"...; "" when absent */
+    double rope_factor;      /* 0 when absent */
+    uint64_t rope_orig_max;  /* original_max_position_embeddings, 0 when absent */
     size_t n_facts;
     kvp_fact facts[48];
 } kvp_model;
@@ -262,6 +269,67 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *o
 /* The rule sets kvplan knows, newest last, as "name (what it matches)". */
 const char *kvp_llama_versions(void);
 
+/* ---- vLLM runtime (v1 engine) -------------------------------------------- */
+
+typedef struct kvp_vllm_params {
+    const char *version;         /* rule set "0.28.0" or "0.29.1" (default) */
+    uint64_t max_model_len;      /* --max-model-len; 0 = derived from the config */
+    double gpu_memory_utilization; /* 0 = 0.92 */
+    uint64_t max_num_batched_tokens; /* 0 = the default for GPU and entry point */
+    uint32_t max_num_seqs;       /* 0 = default */
+    uint32_t block_size;         /* --block-size; 0 = the attention backend's */
+    int kv_fp8;                  /* --kv-cache-dtype fp8, fp8_e4m3, fp8_e5m2 */
+    int prefix_caching;          /* -1 default (on), 0 off, 1 on */
+    uint32_t tp, pp;             /* 0 = 1 */
+    uint64_t kv_cache_memory;    /* --kv-cache-memory bytes; 0 = estimate */
+    const char *gpu;             /* --gpu NAME; NULL = A100-80GB */
+    int entry_serve;             /* 1: `vllm serve`, 0: the Python LLM class */
+    int allow_long_max_model_len;/* VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 */
+} kvp_vllm_params;
+
+typedef struct kvp_vllm_group {
+    kvp_layer_kind kind;         /* full, sliding, chunked, mla, linear, mamba */
+    uint32_t layers;             /* real layers in the group */
+    uint32_t padding;            /* padding slots (the last group of a bucket) */
+    uint32_t block_size;         /* tokens per block for this group */
+    uint32_t window;
+    uint64_t page_bytes;         /* per layer per block (after unification) */
+    uint64_t blocks_per_request;
+} kvp_vllm_group;
+
+typedef struct kvp_vllm_result {
+    const char *version, *gpu;
+    uint64_t gpu_total_bytes;
+    uint64_t max_model_len;
+    double derived_max_model_len;
+    uint64_t max_num_batched_tokens;
+    uint32_t max_num_seqs, tp, pp, block_size, group_size;
+    int prefix_caching;
+    const char *mamba_cache_mode;    /* "none", "align" or NULL (no Mamba layers) */
+    uint64_t page_bytes;             /* P, the unified page */
+    uint64_t pool_block_bytes;       /* group_size x P: what one block id costs */
+    uint64_t kv_cache_memory_bytes;
+    int available_is_estimate;
+    uint64_t weights_bytes, activation_bytes, cudagraph_bytes; /* the estimate's parts */
+    uint64_t num_blocks;
+    size_t n_groups;
+    kvp_vllm_group groups[64];
+    uint64_t blocks_per_request, per_request_bytes, fixed_bytes_per_request;
+    double max_concurrency;
+    uint64_t token_capacity;
+    size_t n_log, n_notes;
+    char log[4][400];
+    char notes[6][300];
+} kvp_vllm_result;
+
+void kvp_vllm_defaults(kvp_vllm_params *p);
+/* Fails (KVP_EINPUT) where vLLM refuses to start, with vLLM's message. */
+int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *out, kvp_error *err);
+/* The built-in GPU table: "A100-80GB 80 GiB, H100 ...". */
+const char *kvp_vllm_gpus(void);
+/* Weights of the model in its dtype on one GPU (tp, pp), from the config. */
+uint64_t kvp_model_param_count(const kvp_model *m);
+
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 
 /* Each returns a malloc'd, indented JSON document (free with free()), or
@@ -269,6 +337,7 @@ const char *kvp_llama_versions(void);
 char *kvp_model_json(const kvp_model *m);
 char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r);
 char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r);
+char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r);
 
 /* ---- units --------------------------------------------------------------- */
 

@@ -448,6 +448,25 @@ static int read_twin_dims(cfg *c)
     m->q_lora_rank = (uint32_t)v[9];
     m->n_rot = (uint32_t)v[10];
     char where[96];
+    json_t *tie = cfg_lookup(c, "tie_word_embeddings", where, sizeof where);
+    m->tie_word_embeddings = tie ? json_is_true(tie) : -1;
+    m->attention_bias = cfg_bool(c, "attention_bias") || cfg_bool(c, "qkv_bias") ||
+                        (!strcmp(c->arch->family, "qwen2") && !strncmp(m->arch, "qwen2", 5));
+    json_t *rs = cfg_lookup(c, "rope_scaling", where, sizeof where);
+    if (!rs)
+        rs = cfg_lookup(c, "rope_parameters", where, sizeof where);
+    if (json_is_object(rs)) {
+        json_t *t = json_object_get(rs, "rope_type"), *fa = json_object_get(rs, "factor"),
+               *om = json_object_get(rs, "original_max_position_embeddings");
+        if (!json_is_string(t))
+            t = json_object_get(rs, "type");
+        if (json_is_string(t))
+            snprintf(m->rope_type, sizeof m->rope_type, "%s", json_string_value(t));
+        if (json_is_number(fa) && json_number_value(fa) > 0 && json_number_value(fa) < 1e6)
+            m->rope_factor = json_number_value(fa);
+        if (json_is_integer(om) && json_integer_value(om) > 0)
+            m->rope_orig_max = (uint64_t)json_integer_value(om);
+    }
     json_t *f = cfg_lookup(c, "partial_rotary_factor", where, sizeof where);
     if (!m->n_rot && json_is_number(f) && m->n_layers) {
         const kvp_layer *L = NULL;
