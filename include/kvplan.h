@@ -29,7 +29,7 @@ enum { KVP_OK = 0, KVP_EINPUT = 1, KVP_EUSAGE = 2 };
 
 typedef struct kvp_error {
     int code;          /* KVP_EINPUT (bad input) or KVP_EUSAGE (bad usage) */
-    char msg[512];     /* one line, names the input and the problem */
+    char msg[1024];    /* one line, names the input and the problem */
 } kvp_error;
 
 /* ---- cache / state element types ----------------------------------------- */
@@ -303,6 +303,7 @@ typedef struct kvp_vllm_result {
     uint64_t max_model_len;
     double derived_max_model_len;
     uint64_t max_num_batched_tokens;
+    uint64_t inflight_tokens;        /* tokens in flight (2 batches under async scheduling) */
     uint32_t max_num_seqs, tp, pp, block_size, group_size;
     int prefix_caching;
     const char *mamba_cache_mode;    /* "none", "align" or NULL (no Mamba layers) */

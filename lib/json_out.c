@@ -176,3 +176,69 @@ char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
     json_object_set_new(doc, "notes", notes);
     return dump(doc);
 }
+
+char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r)
+{
+    json_t *doc = json_object(), *groups = json_array(), *log = json_array(),
+           *notes = json_array();
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const kvp_vllm_group *G = &r->groups[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(kvp_layer_kind_name(G->kind)));
+        json_object_set_new(o, "layers", json_integer(G->layers));
+        json_object_set_new(o, "padding_layers", json_integer(G->padding));
+        json_object_set_new(o, "block_size", json_integer(G->block_size));
+        if (G->window)
+            json_object_set_new(o, "window", json_integer(G->window));
+        json_object_set_new(o, "page_bytes", json_integer((json_int_t)G->page_bytes));
+        json_object_set_new(o, "blocks_per_request", json_integer((json_int_t)G->blocks_per_request));
+        json_array_append_new(groups, o);
+    }
+    for (size_t i = 0; i < r->n_log; i++)
+        json_array_append_new(log, json_string(r->log[i]));
+    for (size_t i = 0; i < r->n_notes; i++)
+        json_array_append_new(notes, json_string(r->notes[i]));
+    json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
+    json_object_set_new(doc, "runtime", json_string("vllm"));
+    json_object_set_new(doc, "runtime_version", json_string(r->version));
+    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "gpu", json_string(r->gpu));
+    json_object_set_new(doc, "gpu_total_bytes", json_integer((json_int_t)r->gpu_total_bytes));
+    json_object_set_new(doc, "tensor_parallel_size", json_integer(r->tp));
+    json_object_set_new(doc, "pipeline_parallel_size", json_integer(r->pp));
+    json_object_set_new(doc, "max_model_len", json_integer((json_int_t)r->max_model_len));
+    json_object_set_new(doc, "derived_max_model_len", json_real(r->derived_max_model_len));
+    json_object_set_new(doc, "max_num_batched_tokens",
+                        json_integer((json_int_t)r->max_num_batched_tokens));
+    json_object_set_new(doc, "max_num_seqs", json_integer(r->max_num_seqs));
+    json_object_set_new(doc, "inflight_tokens", json_integer((json_int_t)r->inflight_tokens));
+    json_object_set_new(doc, "prefix_caching", json_boolean(r->prefix_caching));
+    json_object_set_new(doc, "mamba_cache_mode",
+                        r->mamba_cache_mode ? json_string(r->mamba_cache_mode) : json_null());
+    json_object_set_new(doc, "block_size", json_integer(r->block_size));
+    json_object_set_new(doc, "layers_per_group", json_integer(r->group_size));
+    json_object_set_new(doc, "page_bytes", json_integer((json_int_t)r->page_bytes));
+    json_object_set_new(doc, "pool_block_bytes", json_integer((json_int_t)r->pool_block_bytes));
+    json_object_set_new(doc, "kv_cache_memory_bytes",
+                        json_integer((json_int_t)r->kv_cache_memory_bytes));
+    json_object_set_new(doc, "available_is_estimate", json_boolean(r->available_is_estimate));
+    if (r->available_is_estimate) {
+        json_object_set_new(doc, "estimate", json_pack("{s:I, s:I, s:I}", "weights_bytes",
+                                                       (json_int_t)r->weights_bytes,
+                                                       "activation_bytes",
+                                                       (json_int_t)r->activation_bytes,
+                                                       "cudagraph_and_runtime_bytes",
+                                                       (json_int_t)r->cudagraph_bytes));
+    }
+    json_object_set_new(doc, "num_blocks", json_integer((json_int_t)r->num_blocks));
+    json_object_set_new(doc, "groups", groups);
+    json_object_set_new(doc, "blocks_per_request", json_integer((json_int_t)r->blocks_per_request));
+    json_object_set_new(doc, "per_request_bytes", json_integer((json_int_t)r->per_request_bytes));
+    json_object_set_new(doc, "fixed_bytes_per_request",
+                        json_integer((json_int_t)r->fixed_bytes_per_request));
+    json_object_set_new(doc, "max_concurrency", json_real(r->max_concurrency));
+    json_object_set_new(doc, "token_capacity", json_integer((json_int_t)r->token_capacity));
+    json_object_set_new(doc, "log", log);
+    json_object_set_new(doc, "notes", notes);
+    return dump(doc);
+}

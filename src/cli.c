@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -43,7 +44,91 @@ static const struct opt {
     {"no-kv-unified", {"--no-kv-unified", "-no-kvu", NULL}, 0},
     {"llama-version", {"--llama-version", NULL}, 1},
     {"variants", {"--variants", NULL}, 1},
+    {"max-model-len", {"--max-model-len", NULL}, 1},
+    {"gpu-memory-utilization", {"--gpu-memory-utilization", NULL}, 1},
+    {"max-num-batched-tokens", {"--max-num-batched-tokens", NULL}, 1},
+    {"max-num-seqs", {"--max-num-seqs", NULL}, 1},
+    {"block-size", {"--block-size", NULL}, 1},
+    {"kv-cache-dtype", {"--kv-cache-dtype", NULL}, 1},
+    {"enable-prefix-caching", {"--enable-prefix-caching", NULL}, 0},
+    {"no-enable-prefix-caching", {"--no-enable-prefix-caching", NULL}, 0},
+    {"tensor-parallel-size", {"-tp", "--tensor-parallel-size", NULL}, 1},
+    {"pipeline-parallel-size", {"-pp", "--pipeline-parallel-size", NULL}, 1},
+    {"kv-cache-memory", {"--kv-cache-memory", "--kv-cache-memory-bytes", NULL}, 1},
+    {"gpu", {"--gpu", NULL}, 1},
+    {"entry", {"--entry", NULL}, 1},
+    {"vllm-version", {"--vllm-version", NULL}, 1},
 };
+
+/* vLLM's options, so commands can accept them as a set. */
+#define VLLM_KEYS "max-model-len gpu-memory-utilization max-num-batched-tokens max-num-seqs " \
+                  "block-size kv-cache-dtype enable-prefix-caching no-enable-prefix-caching " \
+                  "tensor-parallel-size pipeline-parallel-size kv-cache-memory gpu entry " \
+                  "vllm-version"
+
+static int set_count(const char *arg, const char *val, uint64_t max, uint64_t *out)
+{
+    if (kvp_parse_tokens(val, out) || *out > max)
+        return cli_fail(EXIT_INPUT, "%s %s: must be a whole number in [1, %llu]", arg, val,
+                        (unsigned long long)max);
+    return 0;
+}
+
+static int set_vllm_opt(const char *k, const char *arg, const char *val, cli_opts *o)
+{
+    uint64_t n;
+    if (!strcmp(k, "max-model-len"))
+        return set_count(arg, val, 1ull << 40, &o->max_model_len);
+    if (!strcmp(k, "max-num-batched-tokens"))
+        return set_count(arg, val, 1ull << 32, &o->max_num_batched_tokens);
+    if (!strcmp(k, "max-num-seqs") || !strcmp(k, "block-size") ||
+        !strcmp(k, "tensor-parallel-size") || !strcmp(k, "pipeline-parallel-size")) {
+        if (set_count(arg, val, 1u << 20, &n))
+            return EXIT_INPUT;
+        *(k[0] == 'm' ? &o->max_num_seqs : k[0] == 'b' ? &o->block_size
+          : k[0] == 't' ? &o->tp : &o->pp) = (uint32_t)n;
+        return 0;
+    }
+    if (!strcmp(k, "gpu-memory-utilization")) {
+        char *end;
+        o->gpu_util = strtod(val, &end);
+        if (*end || !(o->gpu_util > 0 && o->gpu_util <= 1))
+            return cli_fail(EXIT_INPUT, "%s %s: must be a fraction in (0, 1]", arg, val);
+        return 0;
+    }
+    if (!strcmp(k, "kv-cache-dtype")) {
+        if (!strcmp(val, "auto") || !strcmp(val, "bfloat16") || !strcmp(val, "float16"))
+            o->kv_fp8 = 0;
+        else if (!strcmp(val, "fp8") || !strcmp(val, "fp8_e4m3") || !strcmp(val, "fp8_e5m2"))
+            o->kv_fp8 = 1;
+        else
+            return cli_fail(EXIT_INPUT, "%s %s: vLLM's KV cache dtypes are auto, fp8, fp8_e4m3 "
+                            "and fp8_e5m2", arg, val);
+        return 0;
+    }
+    if (!strcmp(k, "enable-prefix-caching") || !strcmp(k, "no-enable-prefix-caching")) {
+        o->prefix_caching = k[0] == 'e';
+        return 0;
+    }
+    if (!strcmp(k, "kv-cache-memory")) {
+        if (kvp_parse_bytes(val, &o->kv_cache_memory))
+            return cli_fail(EXIT_INPUT, "%s %s: a size such as 58987118592, 54.94GiB or 59GB",
+                            arg, val);
+        return 0;
+    }
+    if (!strcmp(k, "entry")) {
+        if (strcmp(val, "llm") && strcmp(val, "serve"))
+            return cli_fail(EXIT_INPUT, "%s %s: llm (the Python LLM class) or serve (vllm serve)",
+                            arg, val);
+        o->entry_serve = val[0] == 's';
+        return 0;
+    }
+    if (!strcmp(k, "gpu"))
+        o->gpu = val;
+    else if (!strcmp(k, "vllm-version"))
+        o->vllm_version = val;
+    return 0;
+}
 
 static int accepts(const char *accepted, const char *key)
 {
@@ -104,6 +189,8 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->runtime_set = 1;
     } else if (!strcmp(k, "variants")) {
         o->variants = val;
+    } else if (accepts(VLLM_KEYS, k)) {
+        return set_vllm_opt(k, arg, val, o);
     } else if (!strcmp(k, "json")) {
         o->json = 1;
     }
@@ -122,6 +209,10 @@ int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
     o->n_ubatch = 512;
     o->flash_attn = KVP_FA_AUTO;
     o->kv_unified = -1;
+    o->prefix_caching = -1;
+    if (accepts(accepted, "vllm"))
+        accepted = o->accepted_buf, snprintf(o->accepted_buf, sizeof o->accepted_buf, "%s %s",
+                                             o->accepted, VLLM_KEYS);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         if (a[0] != '-' || !a[1]) {
@@ -243,4 +334,25 @@ void cli_llama_params(const cli_opts *o, kvp_llama_params *p)
     p->flash_attn = o->flash_attn;
     p->swa_full = o->swa_full;
     p->kv_unified = o->kv_unified;
+}
+
+void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p)
+{
+    kvp_vllm_defaults(p);
+    p->version = o->vllm_version;
+    /* --max-model-len, else -c when given, else vLLM derives it */
+    p->max_model_len = o->max_model_len ? o->max_model_len : o->n_ctx_set ? o->n_ctx : 0;
+    p->gpu_memory_utilization = o->gpu_util;
+    p->max_num_batched_tokens = o->max_num_batched_tokens;
+    p->max_num_seqs = o->max_num_seqs;
+    p->block_size = o->block_size;
+    p->kv_fp8 = o->kv_fp8;
+    p->prefix_caching = o->prefix_caching;
+    p->tp = o->tp;
+    p->pp = o->pp;
+    p->kv_cache_memory = o->kv_cache_memory;
+    p->gpu = o->gpu;
+    p->entry_serve = o->entry_serve;
+    const char *e = getenv("VLLM_ALLOW_LONG_MAX_MODEL_LEN");
+    p->allow_long_max_model_len = e && (!strcmp(e, "1") || !strcasecmp(e, "true"));
 }

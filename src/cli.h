@@ -15,6 +15,7 @@
 /* Settings shared by the commands; each command reads the ones it needs. */
 typedef struct cli_opts {
     const char *accepted;    /* the option keys the command takes */
+    char accepted_buf[1024];
     const char *model;       /* the first positional argument */
     const char *models[64];  /* all of them, for commands that take "models" */
     int n_models;
@@ -33,6 +34,12 @@ typedef struct cli_opts {
     kvp_flash_attn flash_attn;
     int swa_full, kv_unified;
     const char *llama_version;
+    /* vLLM */
+    uint64_t max_model_len, max_num_batched_tokens, kv_cache_memory;
+    uint32_t max_num_seqs, block_size, tp, pp;
+    double gpu_util;
+    int kv_fp8, prefix_caching, entry_serve;
+    const char *gpu, *vllm_version;
 } cli_opts;
 
 /* Prints "kvplan: msg" on stderr and returns code. */
@@ -60,6 +67,7 @@ int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m);
 /* Runtime settings from the options. */
 void cli_theory_params(const cli_opts *o, kvp_theory_params *p);
 void cli_llama_params(const cli_opts *o, kvp_llama_params *p);
+void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p);
 /* "5 full + 29 sliding" */
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
 

@@ -110,6 +110,19 @@ static void llama_table(const kvp_model *m, const kvp_llama_result *r)
         printf("%s%s\n", i ? "  " : "\nnotes:\n  ", r->notes[i]);
 }
 
+/* {"runtime": NAME, "error": MSG} with MSG escaped for JSON. */
+static void json_str_error(const char *name, const char *msg)
+{
+    printf("{\"runtime\": \"%s\", \"error\": \"", name);
+    for (const char *p = msg; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            putchar('\\');
+        if ((unsigned char)*p >= 0x20)
+            putchar(*p);
+    }
+    printf("\"}");
+}
+
 static int run_theory(const kvp_model *m, const cli_opts *o)
 {
     kvp_theory_params p;
@@ -142,12 +155,145 @@ static int run_llama(const kvp_model *m, const cli_opts *o)
     return rc;
 }
 
+static void vllm_table(const kvp_model *m, const kvp_vllm_result *r)
+{
+    char a[32], b[32], c[32], d[32];
+    printf("%s · vLLM %s rules · %s x%u%s · max_model_len %s · block %u · "
+           "max_num_batched_tokens %s · prefix caching %s\n\n", m->name, r->version, r->gpu, r->tp,
+           r->pp > 1 ? " (pp)" : "", fmt_int(r->max_model_len, a, sizeof a), r->block_size,
+           fmt_int(r->max_num_batched_tokens, b, sizeof b), r->prefix_caching ? "on" : "off");
+    printf("%-8s %7s %8s %7s %14s %16s\n", "kind", "layers", "padding", "block", "page bytes",
+           "blocks/request");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const kvp_vllm_group *G = &r->groups[i];
+        printf("%-8s %7u %8u %7u %14s %16s\n", kvp_layer_kind_name(G->kind), G->layers,
+               G->padding, G->block_size, fmt_int(G->page_bytes, a, sizeof a),
+               fmt_int(G->blocks_per_request, b, sizeof b));
+    }
+    printf("\nKV cache memory: %s bytes (%s)\n", fmt_int(r->kv_cache_memory_bytes, a, sizeof a),
+           r->available_is_estimate ? "ESTIMATE, see notes" : "given");
+    printf("block pool: %s blocks x %s bytes (%u layers x %s-byte pages per block id)\n",
+           fmt_int(r->num_blocks, a, sizeof a), fmt_int(r->pool_block_bytes, b, sizeof b),
+           r->group_size, fmt_int(r->page_bytes, c, sizeof c));
+    printf("one %s-token request ties up %s blocks = %s bytes (%s MiB)", fmt_int(r->max_model_len, a,
+           sizeof a), fmt_int(r->blocks_per_request, b, sizeof b),
+           fmt_int(r->per_request_bytes, c, sizeof c), fmt_mib(r->per_request_bytes, d, sizeof d));
+    if (r->fixed_bytes_per_request)
+        printf(", of which %s MiB is fixed state", fmt_mib(r->fixed_bytes_per_request, a, sizeof a));
+    printf("\n\nvLLM logs:\n");
+    for (size_t i = 0; i < r->n_log; i++)
+        printf("  %s\n", r->log[i]);
+    for (size_t i = 0; i < r->n_notes; i++)
+        printf("%s%s\n", i ? "  " : "\nnotes:\n  ", r->notes[i]);
+}
+
+static int run_vllm(const kvp_model *m, const cli_opts *o)
+{
+    kvp_vllm_params p;
+    kvp_vllm_result *r = malloc(sizeof *r);
+    kvp_error e;
+    int rc;
+    if (!r)
+        return cli_fail(EXIT_INPUT, "out of memory");
+    cli_vllm_params(o, &p);
+    if (kvp_vllm(m, &p, r, &e)) {
+        rc = cli_fail_err(&e);
+    } else if (!o->json) {
+        vllm_table(m, r);
+        rc = 0;
+    } else {
+        char *s = kvp_vllm_json(m, r);
+        rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
+        free(s);
+    }
+    free(r);
+    return rc;
+}
+
+/* --runtime all: the three side by side; one runtime refusing (vLLM above
+ * the model's length, llama.cpp's type checks) does not hide the others. */
+static int run_all(const kvp_model *m, const cli_opts *o)
+{
+    kvp_theory_params tp;
+    kvp_theory_result tr;
+    kvp_llama_params lp;
+    kvp_llama_result lr;
+    kvp_vllm_params vp;
+    kvp_vllm_result *vr = malloc(sizeof *vr);
+    kvp_error te, le, ve;
+    char a[32], b[32];
+    if (!vr)
+        return cli_fail(EXIT_INPUT, "out of memory");
+    cli_theory_params(o, &tp);
+    cli_llama_params(o, &lp);
+    cli_vllm_params(o, &vp);
+    if (!o->n_ctx_set && !o->max_model_len) {
+        tp.n_ctx = m->max_position ? m->max_position : 4096;
+        lp.n_ctx = tp.n_ctx;
+    }
+    int t_ok = !kvp_theory(m, &tp, &tr, &te), l_ok = !kvp_llama(m, &lp, &lr, &le),
+        v_ok = !kvp_vllm(m, &vp, vr, &ve);
+    if (o->json) {
+        char *ts = t_ok ? kvp_theory_json(m, &tr) : NULL, *ls = l_ok ? kvp_llama_json(m, &lr) : NULL,
+             *vs = v_ok ? kvp_vllm_json(m, vr) : NULL;
+        printf("{\n\"schema\": %d,\n\"runtime\": \"all\",\n\"results\": [\n", KVPLAN_JSON_SCHEMA);
+        const char *docs[3] = {ts, ls, vs}, *names[3] = {"theory", "llama.cpp", "vllm"};
+        const kvp_error *errs[3] = {&te, &le, &ve};
+        for (int i = 0; i < 3; i++) {
+            if (docs[i]) {
+                fputs(docs[i], stdout);
+            } else {
+                json_str_error(names[i], errs[i]->msg);
+            }
+            fputs(i < 2 ? ",\n" : "\n", stdout);
+        }
+        printf("]\n}\n");
+        free(ts), free(ls), free(vs);
+        free(vr);
+        return 0;
+    }
+    printf("%s · every runtime · MiB = 2^20 bytes\n\n", m->name);
+    printf("%-10s %-44s %16s %11s\n", "runtime", "what", "bytes", "MiB");
+    if (t_ok) {
+        char what[64];
+        snprintf(what, sizeof what, "%s tokens, %u sequence%s", fmt_int(tp.n_ctx, a, sizeof a),
+                 tp.n_seq, tp.n_seq == 1 ? "" : "s");
+        printf("%-10s %-44s %16s %11s\n", "theory", what, fmt_int(tr.total_bytes, a, sizeof a),
+               fmt_mib(tr.total_bytes, b, sizeof b));
+    } else {
+        printf("%-10s error: %s\n", "theory", te.msg);
+    }
+    if (l_ok) {
+        char what[80];
+        snprintf(what, sizeof what, "n_ctx %s, %u seq%s%s (%s)", fmt_int(lr.n_ctx, a, sizeof a),
+                 lr.n_seq, lr.n_seq == 1 ? "" : "s", lr.unified ? " unified" : "", lr.version);
+        printf("%-10s %-44s %16s %11s\n", "llama.cpp", what, fmt_int(lr.total_bytes, a, sizeof a),
+               fmt_mib(lr.total_bytes, b, sizeof b));
+    } else {
+        printf("%-10s error: %s\n", "llama.cpp", le.msg);
+    }
+    if (v_ok) {
+        char what[80];
+        snprintf(what, sizeof what, "one %s-token request (%s)", fmt_int(vr->max_model_len, a,
+                 sizeof a), vr->version);
+        printf("%-10s %-44s %16s %11s\n", "vllm", what, fmt_int(vr->per_request_bytes, a, sizeof a),
+               fmt_mib(vr->per_request_bytes, b, sizeof b));
+        printf("%-10s %s\n", "", vr->log[1]);
+    } else {
+        printf("%-10s error: %s\n", "vllm", ve.msg);
+    }
+    free(vr);
+    return 0;
+}
+
 static const struct runtime {
     const char *names;
     int (*run)(const kvp_model *, const cli_opts *);
 } runtimes[] = {
     {"theory", run_theory},
     {"llama.cpp llamacpp llama-cpp llama-server", run_llama},
+    {"vllm", run_vllm},
+    {"all", run_all},
 };
 
 static const struct runtime *find_runtime(const char *name)
@@ -170,14 +316,15 @@ int cmd_mem(int argc, char **argv)
         return fputs(help, stdout), 0;
     int rc = cli_parse(argc, argv,
                        "ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
-                       "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version",
+                       "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version "
+                       "vllm",
                        &o);
     if (rc)
         return rc;
     const struct runtime *rt = find_runtime(o.runtime);
     if (!rt)
-        return cli_fail(EXIT_USAGE, "--runtime %s: unknown runtime (this build knows: theory, "
-                        "llama.cpp)", o.runtime);
+        return cli_fail(EXIT_USAGE, "--runtime %s: unknown runtime (kvplan knows theory, "
+                        "llama.cpp, vllm and all)", o.runtime);
     if ((rc = cli_load_model(&o, "mem", &m)))
         return rc;
     rc = rt->run(m, &o);

@@ -1,0 +1,543 @@
+/* rt_vllm.c - vLLM's (v1 engine) KV-cache rules: page sizes per layer
+ * kind, hybrid grouping and page unification, the block pool, what one
+ * request reserves, and the capacity line vLLM logs
+ * (shared/reference/vllm-kv-rules.md; section numbers below refer to it).
+ *
+ *   page      kv_heads/tp x block x (K + V head) x dtype; MLA one 576-wide
+ *             latent on every rank; Mamba/GDN the whole state          (3)
+ *   block     16, FlashMLA 64; hybrid attention+Mamba raises it until an
+ *             attention page holds a Mamba state                       (4)
+ *   groups    buckets by kind, g = smallest bucket (or the largest when
+ *             they are within 1.5x), one block id costs g x P bytes     (5)
+ *   request   full cdiv(L, bs); sliding cdiv(min(W-1 + 2 mnbt, L), bs) + 1;
+ *             Mamba 1 block, 2 with prefix caching ("align")           (3, 10)
+ *   capacity  num_blocks = avail // P // g; concurrency = num_blocks /
+ *             blocks per request; tokens = int(concurrency x L)        (5, 6)
+ *
+ * The available memory comes from the user (--kv-cache-memory, as vLLM's
+ * kv_cache_memory_bytes) or is estimated and labelled as such. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kvp_int.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* What changed between the releases the published numbers come from. */
+static const struct vllm_version {
+    const char *name;
+    int fit_check_minus_null;   /* #47272: the fit check leaves out the null block */
+    int v2_runner;              /* #53183: in-flight batches = pp + 1 */
+} versions[] = {
+    {"0.28.0", 0, 0},
+    {"0.29.1", 1, 1},
+};
+
+/* nvidia-smi's memory.total, in MiB, and the compute capability that picks
+ * the MLA backend. */
+static const struct gpu {
+    const char *name, *aliases;
+    uint64_t mib;
+    int sm;
+} gpus[] = {
+    {"A100-80GB", "a100 a100-80 a100-80gb a100-sxm4-80gb a100-pcie-80gb", 81920, 80},
+    {"A100-40GB", "a100-40 a100-40gb a100-sxm4-40gb", 40960, 80},
+    {"H100", "h100 h100-80gb h100-sxm h100-pcie", 81559, 90},
+    {"H200", "h200 h200-141gb", 143771, 90},
+    {"B200", "b200", 183359, 100},
+    {"L4", "l4", 23034, 89},
+    {"L40S", "l40s", 46068, 89},
+    {"A10G", "a10g a10", 23028, 86},
+    {"RTX-3090", "rtx3090 3090 rtx-3090", 24576, 86},
+    {"RTX-4090", "rtx4090 4090 rtx-4090", 24564, 89},
+    {"RTX-5090", "rtx5090 5090 rtx-5090", 32607, 120},
+};
+#define N_GPUS (sizeof gpus / sizeof gpus[0])
+
+const char *kvp_vllm_gpus(void)
+{
+    static char buf[512];
+    if (!buf[0])
+        for (size_t i = 0; i < N_GPUS; i++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s (%llu MiB)", i ? ", " : "",
+                     gpus[i].name, (unsigned long long)gpus[i].mib);
+    return buf;
+}
+
+static int word_in(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ' ');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncasecmp(p, w, n) == 0)
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+static const struct gpu *find_gpu(const char *name)
+{
+    if (!name)
+        return &gpus[0];
+    for (size_t i = 0; i < N_GPUS; i++)
+        if (strcasecmp(name, gpus[i].name) == 0 || word_in(gpus[i].aliases, name))
+            return &gpus[i];
+    return NULL;
+}
+
+void kvp_vllm_defaults(kvp_vllm_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->prefix_caching = -1;
+}
+
+static void note(kvp_vllm_result *r, const char *fmt, ...) KVP_PRINTF(2, 3);
+static void note(kvp_vllm_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (r->n_notes == sizeof r->notes / sizeof r->notes[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->n_notes++], sizeof r->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* ---- section 9: max_model_len ------------------------------------------- */
+
+static double derived_max_len(const kvp_model *m)
+{
+    double d = m->max_position ? (double)m->max_position : 2048.0;
+    /* Gemma 3's max_position_embeddings is already scaled */
+    if (strstr(m->arch, "gemma3") || !strcmp(m->rope_type, "llama3") ||
+        !strcmp(m->rope_type, "longrope") || !strcmp(m->rope_type, "su"))
+        return d;
+    if (!strcmp(m->rope_type, "yarn") && m->rope_orig_max)
+        d = (double)m->rope_orig_max;
+    return d * (m->rope_factor > 0 && m->rope_type[0] ? m->rope_factor : 1.0);
+}
+
+static int resolve_len(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r,
+                       kvp_error *err)
+{
+    r->derived_max_model_len = derived_max_len(m);
+    if (!p->max_model_len) {
+        r->max_model_len = (uint64_t)r->derived_max_model_len;
+        return 0;
+    }
+    r->max_model_len = p->max_model_len;
+    if ((double)p->max_model_len > r->derived_max_model_len && !p->allow_long_max_model_len)
+        return kvp_fail(err, KVP_EINPUT,
+                        "%s: User-specified max_model_len (%llu) is greater than the derived "
+                        "max_model_len (max_position_embeddings=%.1f or model_max_length=None in "
+                        "model's config.json). To allow overriding this maximum, set the env var "
+                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be "
+                        "used with extreme caution. If the model uses relative position encoding "
+                        "(RoPE), positions exceeding derived_max_model_len lead to nan. If the "
+                        "model uses absolute position encoding, positions exceeding "
+                        "derived_max_model_len will cause a CUDA array out-of-bounds error.",
+                        m->name, (unsigned long long)p->max_model_len, r->derived_max_model_len);
+    if ((double)p->max_model_len > r->derived_max_model_len)
+        note(r, "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: max_model_len %llu is beyond the derived %.1f",
+             (unsigned long long)p->max_model_len, r->derived_max_model_len);
+    return 0;
+}
+
+/* ---- section 10: scheduler defaults ---------------------------------------- */
+
+static void resolve_batch(const kvp_vllm_params *p, const struct gpu *g, kvp_vllm_result *r)
+{
+    uint64_t tokens, seqs;
+    if (g->mib >= 160 * 1024)
+        tokens = 16384, seqs = 1024;
+    else if (g->mib >= 70 * 1024 && !strstr(g->name, "A100"))
+        tokens = p->entry_serve ? 8192 : 16384, seqs = 1024;
+    else
+        tokens = p->entry_serve ? 2048 : 8192, seqs = 256;
+    r->max_num_seqs = p->max_num_seqs ? p->max_num_seqs : (uint32_t)seqs;
+    if (p->max_num_batched_tokens) {
+        r->max_num_batched_tokens = p->max_num_batched_tokens;
+        return;
+    }
+    uint64_t cap = (uint64_t)r->max_num_seqs * r->max_model_len;
+    r->max_num_batched_tokens = tokens < cap ? tokens : cap;
+}
+
+/* ---- section 3: layer specs ---------------------------------------------- */
+
+typedef struct spec {
+    kvp_layer_kind kind;     /* FULL (incl. MLA), SLIDING, CHUNKED, MAMBA (incl. GDN) */
+    uint32_t window;
+    uint64_t token_bytes;    /* attention: bytes per token per layer */
+    uint64_t state_bytes;    /* Mamba: the state per layer */
+    int mla;
+} spec;
+
+static unsigned dtype_bytes(kvp_dtype t) { return t == KVP_F32 ? 4 : t == KVP_FP8 ? 1 : 2; }
+
+/* Mamba/GDN state per TP rank (MambaStateShapeCalculator). */
+static uint64_t mamba_state(const kvp_model *m, const kvp_layer *L, uint32_t tp, unsigned conv_b)
+{
+    uint64_t groups = L->n_group;
+    if (L->kind == KVP_LAYER_MAMBA && groups && groups % tp)
+        groups += tp - groups % tp; /* Mamba2 replicates groups up to tp */
+    uint64_t conv = (uint64_t)(L->d_conv ? L->d_conv - 1 : 0) *
+                    ((L->d_inner + 2 * groups * L->d_state) / tp);
+    unsigned ssm_b = dtype_bytes(L->ssm_dtype);
+    if (!strcmp(m->family, "nemotron-h"))
+        ssm_b = 4; /* NemotronH's model hook defaults the SSM cache to float32 */
+    return conv * conv_b + (L->d_inner / tp) * L->d_state * ssm_b;
+}
+
+static int layer_spec(const kvp_model *m, const kvp_layer *L, uint32_t tp, unsigned kv_b,
+                      unsigned model_b, spec *s)
+{
+    memset(s, 0, sizeof *s);
+    switch (L->kind) {
+    case KVP_LAYER_FULL:
+    case KVP_LAYER_SLIDING:
+    case KVP_LAYER_CHUNKED: {
+        uint64_t heads = L->n_kv_heads / tp ? L->n_kv_heads / tp : 1; /* replicated past tp */
+        s->kind = L->kind;
+        s->window = L->window;
+        s->token_bytes = heads * (L->head_dim_k + L->head_dim_v) * kv_b;
+        return 1;
+    }
+    case KVP_LAYER_MLA: /* the latent is replicated on every rank */
+        s->kind = KVP_LAYER_FULL;
+        s->mla = 1;
+        s->token_bytes = (uint64_t)L->head_dim_k * kv_b;
+        return 1;
+    case KVP_LAYER_LINEAR:
+    case KVP_LAYER_MAMBA:
+        s->kind = KVP_LAYER_MAMBA;
+        s->state_bytes = mamba_state(m, L, tp, model_b);
+        return 1;
+    default:
+        return 0; /* no cache, or shares another layer's */
+    }
+}
+
+static int same_spec(const spec *a, const spec *b)
+{
+    return a->kind == b->kind && a->window == b->window && a->token_bytes == b->token_bytes &&
+           a->state_bytes == b->state_bytes && a->mla == b->mla;
+}
+
+/* ---- sections 4 and 5: block size, grouping, pages ------------------------- */
+
+typedef struct bucket {
+    spec s;
+    uint32_t n;
+} bucket;
+
+/* Blocks one request of length L holds in a group of this spec. */
+static uint64_t request_blocks(const spec *s, uint32_t bs, uint64_t L, uint64_t inflight,
+                               int align)
+{
+    switch (s->kind) {
+    case KVP_LAYER_SLIDING: {
+        uint64_t t = s->window - 1 + inflight;
+        return cdiv(t < L ? t : L, bs) + 1;
+    }
+    case KVP_LAYER_CHUNKED: {
+        uint64_t t = s->window + inflight;
+        return cdiv(t < L ? t : L, bs);
+    }
+    case KVP_LAYER_MAMBA:
+        return align ? 2 : 1;
+    default:
+        return cdiv(L, bs);
+    }
+}
+
+static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *gpu,
+                        const struct vllm_version *v, kvp_vllm_result *r, kvp_error *err)
+{
+    bucket b[32];
+    size_t nb = 0;
+    unsigned model_b = 2, kv_b = p->kv_fp8 ? 1 : 2;
+    int any_chunked = 0, any_mla = 0, any_mamba = 0;
+    uint64_t a1 = 0, mamba_page = 0;
+    if (m->dtype == KVP_F32)
+        note(r, "the checkpoint is float32; vLLM serves it in bfloat16 by default (2-byte pages)");
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        any_chunked |= m->layers[il].kind == KVP_LAYER_CHUNKED;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        spec s;
+        if (!layer_spec(m, &m->layers[il], r->tp, kv_b, model_b, &s))
+            continue;
+        if (any_chunked && (s.kind == KVP_LAYER_SLIDING || s.kind == KVP_LAYER_CHUNKED)) {
+            s.kind = KVP_LAYER_FULL; /* chunked attention disables the hybrid manager */
+            s.window = 0;
+        }
+        any_mla |= s.mla;
+        if (s.kind == KVP_LAYER_MAMBA) {
+            any_mamba = 1;
+            if (s.state_bytes > mamba_page)
+                mamba_page = s.state_bytes;
+        } else if (!a1) {
+            a1 = s.token_bytes;
+        }
+        size_t i = 0;
+        while (i < nb && !same_spec(&b[i].s, &s))
+            i++;
+        if (i == nb) {
+            if (nb == sizeof b / sizeof b[0])
+                return kvp_fail(err, KVP_EINPUT, "%s: too many distinct layer specs", m->name);
+            b[nb].s = s;
+            b[nb++].n = 0;
+        }
+        b[i].n++;
+    }
+    if (!nb)
+        return kvp_fail(err, KVP_EINPUT, "%s: no layer holds a KV cache or state", m->name);
+    if (any_chunked)
+        note(r, "chunked local attention disables vLLM's hybrid KV manager: every layer reserves "
+                "full-length blocks");
+    /* section 4: block size */
+    uint32_t bs = p->block_size;
+    if (!bs) {
+        bs = 16;
+        if (any_mla && gpu->sm >= 100)
+            bs = 128; /* CUTLASS MLA */
+        else if (any_mla && gpu->sm >= 90)
+            bs = 64; /* FlashMLA */
+    }
+    r->prefix_caching = p->prefix_caching >= 0 ? p->prefix_caching : 1;
+    if (any_mamba) {
+        r->mamba_cache_mode = r->prefix_caching ? "align" : "none";
+        if (a1) {
+            uint64_t k = bs > 16 ? bs : 16, aligned = k * cdiv(mamba_page, k * a1);
+            if (aligned > bs) {
+                note(r, "Setting attention block size to %llu tokens to ensure that attention "
+                        "page size is >= mamba page size.", (unsigned long long)aligned);
+                bs = (uint32_t)aligned;
+            }
+        }
+    }
+    r->block_size = bs;
+    /* section 5: the unified page P and the group size g */
+    uint64_t P = 0;
+    uint32_t gmin = UINT32_MAX, gmax = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t page = b[i].s.kind == KVP_LAYER_MAMBA ? b[i].s.state_bytes
+                                                        : (uint64_t)bs * b[i].s.token_bytes;
+        if (page > P)
+            P = page;
+        if (b[i].n < gmin)
+            gmin = b[i].n;
+        if (b[i].n > gmax)
+            gmax = b[i].n;
+    }
+    uint32_t g = nb == 1 ? b[0].n : (gmax < 1.5 * gmin ? gmax : gmin);
+    r->group_size = g;
+    r->page_bytes = P;
+    r->pool_block_bytes = (uint64_t)g * P;
+    uint64_t inflight = (p->pp <= 1 ? 2 : (v->v2_runner ? p->pp + 1 : p->pp)) *
+                        r->max_num_batched_tokens;
+    r->inflight_tokens = inflight;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t page = b[i].s.kind == KVP_LAYER_MAMBA ? b[i].s.state_bytes
+                                                        : (uint64_t)bs * b[i].s.token_bytes;
+        uint32_t gbs = bs;
+        if (b[i].s.kind != KVP_LAYER_MAMBA) {
+            if (P % page)
+                return kvp_fail(err, KVP_EINPUT, "%s: page sizes %llu and %llu cannot be "
+                                "unified (vLLM raises NotImplementedError)", m->name,
+                                (unsigned long long)page, (unsigned long long)P);
+            gbs = (uint32_t)(bs * (P / page));
+        }
+        uint32_t n_groups = (b[i].n + g - 1) / g;
+        for (uint32_t k = 0; k < n_groups; k++) {
+            if (r->n_groups == sizeof r->groups / sizeof r->groups[0])
+                return kvp_fail(err, KVP_EINPUT, "%s: too many KV cache groups", m->name);
+            kvp_vllm_group *G = &r->groups[r->n_groups++];
+            G->kind = b[i].s.mla ? KVP_LAYER_MLA : b[i].s.kind;
+            if (b[i].s.kind == KVP_LAYER_MAMBA && kvp_model_count_kind(m, KVP_LAYER_LINEAR))
+                G->kind = KVP_LAYER_LINEAR; /* Gated DeltaNet state, sized as Mamba's */
+            G->layers = k + 1 < n_groups ? g : b[i].n - k * g;
+            G->padding = g - G->layers;
+            G->block_size = gbs;
+            G->window = b[i].s.window;
+            G->page_bytes = P;
+            G->blocks_per_request = request_blocks(&b[i].s, gbs, r->max_model_len, inflight,
+                                                   r->prefix_caching);
+            r->blocks_per_request += G->blocks_per_request;
+            if (b[i].s.kind == KVP_LAYER_MAMBA)
+                r->fixed_bytes_per_request += G->blocks_per_request * r->pool_block_bytes;
+        }
+        if (n_groups * g > b[i].n && nb > 1)
+            note(r, "Add %u padding layers, may waste at most %.2f%% KV cache memory",
+                 n_groups * g - b[i].n, 100.0 * (n_groups * g - b[i].n) / (double)(n_groups * g));
+    }
+    r->per_request_bytes = r->blocks_per_request * r->pool_block_bytes;
+    return 0;
+}
+
+/* ---- section 2: the memory the cache gets ------------------------------------ */
+
+static int resolve_memory(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
+                          kvp_vllm_result *r, kvp_error *err)
+{
+    if (p->kv_cache_memory) {
+        r->kv_cache_memory_bytes = p->kv_cache_memory;
+        return 0;
+    }
+    double util = p->gpu_memory_utilization > 0 ? p->gpu_memory_utilization : 0.92;
+    uint64_t params = kvp_model_param_count(m);
+    if (!params)
+        return kvp_fail(err, KVP_EINPUT, "%s: kvplan cannot count this model's weights; give "
+                        "--kv-cache-memory (vLLM's \"Available KV cache memory\")", m->name);
+    uint64_t requested = (uint64_t)ceil((double)r->gpu_total_bytes * util);
+    /* dtype "auto" serves float32 and float16 checkpoints in float16 and
+     * bfloat16 ones in bfloat16: two bytes a parameter either way */
+    r->weights_bytes = params * 2 / ((uint64_t)r->tp * r->pp);
+    /* Activation peak of the profiling run: the widest MLP activation and
+     * the sampler's logits, for max_num_batched_tokens tokens; plus a
+     * CUDA-graph pool and the non-torch allocations (NCCL, cuBLAS). */
+    uint64_t ff = m->n_ff > m->n_ff_exp * (m->n_expert_used ? m->n_expert_used : 1)
+                      ? m->n_ff : m->n_ff_exp * (m->n_expert_used ? m->n_expert_used : 1);
+    r->activation_bytes = r->max_num_batched_tokens * (2 * ff / r->tp + 4 * m->hidden_size) * 2 +
+                          (uint64_t)r->max_num_seqs * m->n_vocab * 4;
+    r->cudagraph_bytes = 768ull << 20;
+    uint64_t non_kv = r->weights_bytes + r->activation_bytes + r->cudagraph_bytes;
+    r->available_is_estimate = 1;
+    r->kv_cache_memory_bytes = requested > non_kv ? requested - non_kv : 0;
+    note(r, "available memory is an estimate (%s x %.2f minus weights %.2f GiB, activations "
+            "%.2f GiB, CUDA graphs and runtime %.2f GiB); expect +-1.5 GiB. Give "
+            "--kv-cache-memory from vLLM's log line to be exact", g->name, util,
+         r->weights_bytes / GIB, r->activation_bytes / GIB, r->cudagraph_bytes / GIB);
+    return 0;
+}
+
+/* Python's round(x, 2) printed with repr: "54.94", "54.9", "55.0". */
+static void py_round2(double x, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.2f", x);
+    size_t len = strlen(buf);
+    if (len > 3 && buf[len - 1] == '0')
+        buf[len - 1] = 0;
+}
+
+static void thousands(uint64_t v, char *buf, size_t n)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+}
+
+/* Section 7: the largest L whose reservation fits, by binary search. */
+static uint64_t fit_len(const kvp_vllm_result *r, uint64_t avail, uint64_t L)
+{
+    uint64_t lo = 0, hi = L;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2, blocks = 0;
+        for (size_t i = 0; i < r->n_groups; i++) {
+            const kvp_vllm_group *G = &r->groups[i];
+            spec s = {G->kind == KVP_LAYER_MLA ? KVP_LAYER_FULL
+                      : G->kind == KVP_LAYER_LINEAR ? KVP_LAYER_MAMBA : G->kind,
+                      G->window, 0, 0, 0};
+            blocks += request_blocks(&s, G->block_size, mid, r->inflight_tokens,
+                                     r->prefix_caching);
+        }
+        if (blocks * r->pool_block_bytes <= avail)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static int check_fit(const kvp_model *m, const struct vllm_version *v, kvp_vllm_result *r,
+                     kvp_error *err)
+{
+    uint64_t avail = r->kv_cache_memory_bytes;
+    if (v->fit_check_minus_null)
+        avail = avail > r->pool_block_bytes ? avail - r->pool_block_bytes : 0;
+    if (!avail)
+        return kvp_fail(err, KVP_EINPUT, "%s: No available memory for the cache blocks. Try "
+                        "increasing `gpu_memory_utilization` when initializing the engine.",
+                        m->name);
+    if (r->per_request_bytes <= avail)
+        return 0;
+    char l[32], e[32], tail[160] = "";
+    uint64_t est = fit_len(r, avail, r->max_model_len);
+    thousands(r->max_model_len, l, sizeof l);
+    thousands(est, e, sizeof e);
+    if (est)
+        snprintf(tail, sizeof tail, " Based on the available memory, the estimated maximum model "
+                 "length is %s.", e);
+    return kvp_fail(err, KVP_EINPUT, "%s: To serve at least one request with the model's max seq "
+                    "len (%s), (%.2f GiB KV cache is needed, which is larger than the available "
+                    "KV cache memory (%.2f GiB).%s Try increasing `gpu_memory_utilization` or "
+                    "decreasing `max_model_len` when initializing the engine.", m->name, l,
+                    r->per_request_bytes / GIB, avail / GIB, tail);
+}
+
+static void format_log(kvp_vllm_result *r)
+{
+    char mem[32], tok[32], len[32];
+    py_round2(r->kv_cache_memory_bytes / GIB, mem, sizeof mem);
+    thousands(r->token_capacity, tok, sizeof tok);
+    thousands(r->max_model_len, len, sizeof len);
+    snprintf(r->log[r->n_log++], sizeof r->log[0], "Available KV cache memory: %s GiB", mem);
+    snprintf(r->log[r->n_log++], sizeof r->log[0],
+             "GPU KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",
+             tok, len, r->max_concurrency);
+}
+
+int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, kvp_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const struct vllm_version *v = &versions[1];
+    if (p->version) {
+        v = NULL;
+        for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+            if (!strncmp(p->version, versions[i].name, 4))
+                v = &versions[i];
+        if (!v)
+            return kvp_fail(err, KVP_EUSAGE, "--vllm-version %s: kvplan knows 0.28.0 and 0.29.1",
+                            p->version);
+    }
+    const struct gpu *g = find_gpu(p->gpu);
+    if (!g)
+        return kvp_fail(err, KVP_EUSAGE, "--gpu %s: unknown GPU; kvplan knows %s", p->gpu,
+                        kvp_vllm_gpus());
+    if (p->gpu_memory_utilization < 0 || p->gpu_memory_utilization > 1)
+        return kvp_fail(err, KVP_EINPUT, "--gpu-memory-utilization %g: must be in (0, 1]",
+                        p->gpu_memory_utilization);
+    r->version = v->name;
+    r->gpu = g->name;
+    r->gpu_total_bytes = g->mib << 20;
+    r->tp = p->tp ? p->tp : 1;
+    r->pp = p->pp ? p->pp : 1;
+    if (r->tp > 1024 || r->pp > 1024)
+        return kvp_fail(err, KVP_EINPUT, "-tp/-pp: at most 1024 ranks");
+    if (r->pp > 1)
+        note(r, "pipeline parallel: each of the %u stages holds about 1/%u of the layers; the "
+                "figures here are for the whole model on one rank's pool", r->pp, r->pp);
+    if (resolve_len(m, p, r, err))
+        return -1;
+    resolve_batch(p, g, r);
+    if (build_groups(m, p, g, v, r, err) || resolve_memory(m, p, g, r, err) ||
+        check_fit(m, v, r, err))
+        return -1;
+    r->num_blocks = r->kv_cache_memory_bytes / r->page_bytes / r->group_size;
+    r->max_concurrency = (double)r->num_blocks / (double)r->blocks_per_request;
+    r->token_capacity = (uint64_t)(r->max_concurrency * (double)r->max_model_len);
+    format_log(r);
+    return 0;
+}
