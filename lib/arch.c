@@ -51,6 +51,22 @@ static const arch_default mamba2_defaults[] = {
     {"num_heads", 128}, {"head_dim", 64}, {"state_size", 128}, {"n_groups", 8},
     {"conv_kernel", 4}, {"expand", 2}, {NULL, 0}};
 
+static const arch_default falcon_h1_defaults[] = {
+    /* transformers FalconH1Config.__init__ */
+    {"mamba_d_state", 256}, {"mamba_d_conv", 4}, {"mamba_n_groups", 1},
+    {"mamba_n_heads", 128}, {"mamba_expand", 2}, {"num_key_value_heads", 8}, {NULL, 0}};
+
+static const arch_default lfm2_defaults[] = {
+    /* transformers Lfm2Config.__init__ */
+    {"conv_L_cache", 3}, {NULL, 0}};
+
+static const arch_default gemma3n_defaults[] = {
+    /* transformers Gemma3nTextConfig.__init__ */
+    {"num_hidden_layers", 35}, {"hidden_size", 2048}, {"num_attention_heads", 8},
+    {"num_key_value_heads", 2}, {"head_dim", 256}, {"sliding_window", 512},
+    {"num_kv_shared_layers", 15}, {"sliding_window_pattern", 5},
+    {"max_position_embeddings", 32768}, {NULL, 0}};
+
 static const arch_default none_defaults[] = {{NULL, 0}};
 
 static const arch_def arches[] = {
@@ -87,6 +103,14 @@ static const arch_def arches[] = {
      mamba2_defaults},
     {"mamba", "mamba falcon_mamba", "MambaForCausalLM FalconMambaForCausalLM",
      LAYOUT_MAMBA1, "MambaConfig", mamba1_defaults},
+    {"falcon-h1", "falcon_h1", "FalconH1ForCausalLM", LAYOUT_FALCON_H1, "FalconH1Config",
+     falcon_h1_defaults},
+    {"granite-hybrid", "granitemoehybrid", "GraniteMoeHybridForCausalLM", LAYOUT_GRANITE_HYBRID,
+     NULL, none_defaults},
+    {"lfm2", "lfm2", "Lfm2ForCausalLM", LAYOUT_LFM2, "Lfm2Config", lfm2_defaults},
+    {"gemma3n", "gemma3n gemma3n_text",
+     "Gemma3nForConditionalGeneration Gemma3nForCausalLM", LAYOUT_GEMMA3N, "Gemma3nTextConfig",
+     gemma3n_defaults},
 };
 
 #define N_ARCHES (sizeof arches / sizeof arches[0])
@@ -152,7 +176,8 @@ static const struct {
     {"nemotron_h", "nemotron_h"}, {"mamba", "mamba"},           {"falcon_mamba", "mamba"},
     {"mamba2", "mamba2"},         {"olmo2", "olmo2"},           {"minimax_m2", "minimax-m2"},
     {"glm4_moe", "glm4moe"},      {"starcoder2", "starcoder2"}, {"granite", "granite"},
-    {"exaone", "exaone"},
+    {"exaone", "exaone"},         {"falcon_h1", "falcon-h1"},   {"granitemoehybrid", "granitehybrid"},
+    {"lfm2", "lfm2"},             {"gemma3n", "gemma3n"},       {"gemma3n_text", "gemma3n"},
 };
 
 const char *arch_gguf_name(const char *model_type, const arch_def *a)

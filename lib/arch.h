@@ -20,6 +20,10 @@ typedef enum arch_layout {
     LAYOUT_NEMOTRON_H,    /* hybrid_override_pattern: M Mamba2, * attention, - and E none */
     LAYOUT_MAMBA1,        /* every layer Mamba */
     LAYOUT_MAMBA2,        /* every layer Mamba2 */
+    LAYOUT_FALCON_H1,     /* every layer attention and Mamba2 side by side */
+    LAYOUT_GRANITE_HYBRID,/* layer_types: mamba (Mamba2) or attention */
+    LAYOUT_LFM2,          /* layer_types / full_attn_idxs: attention or short conv */
+    LAYOUT_GEMMA3N,       /* Gemma 3 pattern (5); the last num_kv_shared_layers share KV */
 } arch_layout;
 
 typedef struct arch_default {

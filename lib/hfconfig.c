@@ -37,6 +37,7 @@ static int kind_from_name(const char *s, kvp_layer_kind *k)
         {"global", KVP_LAYER_FULL},               {"sliding_attention", KVP_LAYER_SLIDING},
         {"local", KVP_LAYER_SLIDING},             {"chunked_attention", KVP_LAYER_CHUNKED},
         {"linear_attention", KVP_LAYER_LINEAR},   {"mamba", KVP_LAYER_MAMBA},
+        {"conv", KVP_LAYER_LINEAR}, /* LFM2's short convolution: a state, no cells */
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i].name) == 0) {
@@ -176,6 +177,33 @@ static int kinds_nemotron_h(cfg *c)
     return 0;
 }
 
+/* LFM2: full_attn_idxs lists the attention layers; the rest are short
+ * convolutions. */
+static int kinds_lfm2(cfg *c)
+{
+    char where[96];
+    json_t *v = cfg_lookup(c, "full_attn_idxs", where, sizeof where);
+    if (!v) {
+        set_all(c->m, KVP_LAYER_FULL);
+        cfg_fact(c, "layer kinds", c->m->n_layers, "no layer_types or full_attn_idxs: all attention");
+        return 0;
+    }
+    if (!json_is_array(v))
+        return kvp_fail(c->err, KVP_EINPUT, "%s: %s must be a list of layer indices", c->label,
+                        where);
+    set_all(c->m, KVP_LAYER_LINEAR);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *x = json_array_get(v, i);
+        if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+            json_integer_value(x) >= c->m->n_layers)
+            return kvp_fail(c->err, KVP_EINPUT, "%s: %s[%zu] is not a layer index", c->label,
+                            where, i);
+        c->m->layers[json_integer_value(x)].kind = KVP_LAYER_FULL;
+    }
+    cfg_fact(c, "layer kinds", c->m->n_layers, "full_attn_idxs: attention, the rest short conv");
+    return 0;
+}
+
 static int read_kinds(cfg *c)
 {
     int found;
@@ -216,9 +244,39 @@ static int read_kinds(cfg *c)
     case LAYOUT_NEMOTRON_H: return kinds_nemotron_h(c);
     case LAYOUT_MAMBA1:
     case LAYOUT_MAMBA2:
+    case LAYOUT_GRANITE_HYBRID:
         set_all(c->m, KVP_LAYER_MAMBA);
         cfg_fact(c, "layer kinds", c->m->n_layers, "attention-free: every layer Mamba");
         return 0;
+    case LAYOUT_FALCON_H1:
+        set_all(c->m, KVP_LAYER_FULL);
+        cfg_fact(c, "layer kinds", c->m->n_layers,
+                 "every layer runs attention and Mamba2 side by side");
+        return 0;
+    case LAYOUT_LFM2: return kinds_lfm2(c);
+    case LAYOUT_GEMMA3N:
+        return kinds_every(c, "sliding_window_pattern", NULL, KVP_LAYER_SLIDING,
+                           "full iff (i+1) % 5 == 0, else sliding");
+    }
+    return 0;
+}
+
+/* Gemma 3n: the last num_kv_shared_layers layers reuse the KV of the last
+ * earlier layer of their own type (transformers' kv_sharing_roles). */
+static int share_gemma3n(cfg *c)
+{
+    uint64_t shared;
+    kvp_model *m = c->m;
+    if (cfg_uint(c, "num_kv_shared_layers", 0, m->n_layers, "num_kv_shared_layers", &shared))
+        return -1;
+    uint32_t first = m->n_layers - (uint32_t)shared;
+    for (uint32_t i = first; i < m->n_layers; i++) {
+        int32_t src = -1;
+        for (uint32_t j = 0; j < first; j++)
+            if (m->layers[j].kind == m->layers[i].kind)
+                src = (int32_t)j;
+        m->layers[i].kind = KVP_LAYER_SHARED; /* window kept: says which cache it reads */
+        m->layers[i].shared_from = src;
     }
     return 0;
 }
@@ -320,6 +378,22 @@ static int read_gdn(cfg *c, kvp_layer *L)
     return read_state_dtypes(c, L);
 }
 
+/* LFM2's short convolution keeps the last conv_L_cache - 1 inputs of width
+ * hidden_size: the conv form with no SSM state. */
+static int read_shortconv(cfg *c, kvp_layer *L)
+{
+    uint64_t lc;
+    if (cfg_uint(c, "conv_L_cache", 2, 1024, "conv_L_cache", &lc))
+        return -1;
+    if (!c->m->hidden_size)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: missing required field \"hidden_size\"",
+                        c->label);
+    L->d_conv = (uint32_t)lc;
+    L->d_inner = c->m->hidden_size;
+    L->n_group = L->d_state = 0;
+    return read_state_dtypes(c, L);
+}
+
 static int read_mamba(cfg *c, kvp_layer *L)
 {
     uint64_t conv, state, inner, groups = 0, expand;
@@ -355,6 +429,32 @@ static int read_mamba(cfg *c, kvp_layer *L)
         inner = expand * c->m->hidden_size;
         cfg_fact(c, "d_inner", (int64_t)inner, "expand x hidden_size");
         break;
+    case LAYOUT_FALCON_H1:
+    case LAYOUT_GRANITE_HYBRID: {
+        /* mamba_d_ssm, else mamba_n_heads x mamba_d_head, else mamba_expand x hidden */
+        uint64_t heads = 0, hd = 0;
+        if (cfg_uint(c, "mamba_d_conv", 1, 1024, "mamba_d_conv", &conv) ||
+            cfg_uint(c, "mamba_d_state", 1, KVP_MAX_DIM, "mamba_d_state", &state) ||
+            cfg_uint(c, "mamba_n_groups", 1, KVP_MAX_HEADS, "mamba_n_groups", &groups) ||
+            cfg_uint_opt(c, "mamba_d_ssm", 1, 1ull << 32, "d_inner", &inner, &found))
+            return -1;
+        if (!found) {
+            int fh = 0, fd = 0;
+            if (cfg_uint_opt(c, "mamba_n_heads", 1, KVP_MAX_HEADS, NULL, &heads, &fh) ||
+                cfg_uint_opt(c, "mamba_d_head", 1, KVP_MAX_DIM, NULL, &hd, &fd))
+                return -1;
+            if (c->arch->layout == LAYOUT_FALCON_H1 && fh && fd) {
+                inner = heads * hd;
+                cfg_fact(c, "d_inner", (int64_t)inner, "mamba_n_heads x mamba_d_head");
+            } else {
+                if (cfg_uint(c, "mamba_expand", 1, 64, "mamba_expand", &expand))
+                    return -1;
+                inner = expand * c->m->hidden_size;
+                cfg_fact(c, "d_inner", (int64_t)inner, "mamba_expand x hidden_size");
+            }
+        }
+        break;
+    }
     default: /* Mamba1 */
         if (cfg_uint(c, "conv_kernel", 1, 1024, "conv_kernel", &conv) ||
             cfg_uint(c, "state_size", 1, KVP_MAX_DIM, "state_size", &state))
@@ -390,14 +490,18 @@ static int read_shapes(cfg *c)
         case KVP_LAYER_SLIDING:
         case KVP_LAYER_CHUNKED: rc = read_attention(c, i, L); break;
         case KVP_LAYER_MLA: rc = read_mla(c, L); break;
-        case KVP_LAYER_LINEAR: rc = read_gdn(c, L); break;
+        case KVP_LAYER_LINEAR:
+            rc = c->arch->layout == LAYOUT_LFM2 ? read_shortconv(c, L) : read_gdn(c, L);
+            break;
         case KVP_LAYER_MAMBA: rc = read_mamba(c, L); break;
         default: break;
         }
+        if (!rc && c->arch->layout == LAYOUT_FALCON_H1)
+            rc = read_mamba(c, L); /* its Mamba2 mixer runs beside the attention */
         if (rc)
             return -1;
     }
-    return 0;
+    return c->arch->layout == LAYOUT_GEMMA3N ? share_gemma3n(c) : 0;
 }
 
 /* ---- dimensions a shape twin needs ----------------------------------------- */

@@ -195,33 +195,36 @@ static uint64_t mamba_state(const kvp_model *m, const kvp_layer *L, uint32_t tp,
     return conv * conv_b + (L->d_inner / tp) * L->d_state * ssm_b;
 }
 
-static int layer_spec(const kvp_model *m, const kvp_layer *L, uint32_t tp, unsigned kv_b,
-                      unsigned model_b, spec *s)
+/* A layer's specs: its attention, its state, or both (Falcon-H1 runs a
+ * Mamba2 mixer beside every attention layer).  Returns how many. */
+static int layer_specs(const kvp_model *m, const kvp_layer *L, uint32_t tp, unsigned kv_b,
+                       unsigned model_b, spec s[2])
 {
-    memset(s, 0, sizeof *s);
+    int n = 0;
+    memset(s, 0, 2 * sizeof *s);
     switch (L->kind) {
     case KVP_LAYER_FULL:
     case KVP_LAYER_SLIDING:
     case KVP_LAYER_CHUNKED: {
         uint64_t heads = L->n_kv_heads / tp ? L->n_kv_heads / tp : 1; /* replicated past tp */
-        s->kind = L->kind;
-        s->window = L->window;
-        s->token_bytes = heads * (L->head_dim_k + L->head_dim_v) * kv_b;
-        return 1;
+        s[n].kind = L->kind;
+        s[n].window = L->window;
+        s[n++].token_bytes = heads * (L->head_dim_k + L->head_dim_v) * kv_b;
+        break;
     }
     case KVP_LAYER_MLA: /* the latent is replicated on every rank */
-        s->kind = KVP_LAYER_FULL;
-        s->mla = 1;
-        s->token_bytes = (uint64_t)L->head_dim_k * kv_b;
-        return 1;
-    case KVP_LAYER_LINEAR:
-    case KVP_LAYER_MAMBA:
-        s->kind = KVP_LAYER_MAMBA;
-        s->state_bytes = mamba_state(m, L, tp, model_b);
-        return 1;
+        s[n].kind = KVP_LAYER_FULL;
+        s[n].mla = 1;
+        s[n++].token_bytes = (uint64_t)L->head_dim_k * kv_b;
+        break;
     default:
-        return 0; /* no cache, or shares another layer's */
+        break; /* no cache, or it shares another layer's */
     }
+    if (L->d_inner) {
+        s[n].kind = KVP_LAYER_MAMBA;
+        s[n++].state_bytes = mamba_state(m, L, tp, model_b);
+    }
+    return n;
 }
 
 static int same_spec(const spec *a, const spec *b)
@@ -270,31 +273,34 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
     for (uint32_t il = 0; il < m->n_layers; il++)
         any_chunked |= m->layers[il].kind == KVP_LAYER_CHUNKED;
     for (uint32_t il = 0; il < m->n_layers; il++) {
-        spec s;
-        if (!layer_spec(m, &m->layers[il], r->tp, kv_b, model_b, &s))
-            continue;
-        if (any_chunked && (s.kind == KVP_LAYER_SLIDING || s.kind == KVP_LAYER_CHUNKED)) {
-            s.kind = KVP_LAYER_FULL; /* chunked attention disables the hybrid manager */
-            s.window = 0;
+        spec ss[2];
+        int ns = layer_specs(m, &m->layers[il], r->tp, kv_b, model_b, ss);
+        for (int k = 0; k < ns; k++) {
+            spec s = ss[k];
+            if (any_chunked && (s.kind == KVP_LAYER_SLIDING || s.kind == KVP_LAYER_CHUNKED)) {
+                s.kind = KVP_LAYER_FULL; /* chunked attention disables the hybrid manager */
+                s.window = 0;
+            }
+            any_mla |= s.mla;
+            if (s.kind == KVP_LAYER_MAMBA) {
+                any_mamba = 1;
+                if (s.state_bytes > mamba_page)
+                    mamba_page = s.state_bytes;
+            } else if (!a1) {
+                a1 = s.token_bytes;
+            }
+            size_t i = 0;
+            while (i < nb && !same_spec(&b[i].s, &s))
+                i++;
+            if (i == nb) {
+                if (nb == sizeof b / sizeof b[0])
+                    return kvp_fail(err, KVP_EINPUT, "%s: too many distinct layer specs",
+                                    m->name);
+                b[nb].s = s;
+                b[nb++].n = 0;
+            }
+            b[i].n++;
         }
-        any_mla |= s.mla;
-        if (s.kind == KVP_LAYER_MAMBA) {
-            any_mamba = 1;
-            if (s.state_bytes > mamba_page)
-                mamba_page = s.state_bytes;
-        } else if (!a1) {
-            a1 = s.token_bytes;
-        }
-        size_t i = 0;
-        while (i < nb && !same_spec(&b[i].s, &s))
-            i++;
-        if (i == nb) {
-            if (nb == sizeof b / sizeof b[0])
-                return kvp_fail(err, KVP_EINPUT, "%s: too many distinct layer specs", m->name);
-            b[nb].s = s;
-            b[nb++].n = 0;
-        }
-        b[i].n++;
     }
     if (!nb)
         return kvp_fail(err, KVP_EINPUT, "%s: no layer holds a KV cache or state", m->name);

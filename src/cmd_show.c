@@ -21,6 +21,20 @@ static const char help[] =
 
 static void shape_text(const kvp_layer *L, char *b, size_t n)
 {
+    if (L->d_inner && L->kind != KVP_LAYER_LINEAR && L->kind != KVP_LAYER_MAMBA) {
+        /* attention and a state side by side (Falcon-H1) */
+        kvp_layer a = *L, s = *L;
+        size_t len;
+        a.d_inner = 0;
+        s.kind = KVP_LAYER_MAMBA;
+        shape_text(&a, b, n);
+        len = strlen(b);
+        if (len + 3 < n) {
+            snprintf(b + len, n - len, "; ");
+            shape_text(&s, b + len + 2, n - len - 2);
+        }
+        return;
+    }
     switch (L->kind) {
     case KVP_LAYER_FULL:
         snprintf(b, n, "%u kv heads x %u (K) + %u (V)", L->n_kv_heads, L->head_dim_k, L->head_dim_v);
