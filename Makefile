@@ -69,8 +69,9 @@ test: $(B)/kvplan $(UNIT_BIN)
 
 DEMO_MODELS := qwen3-8b mistral-7b-v0.3 gemma-3-4b-it gpt-oss-20b deepseek-v2-lite qwen3.5-9b
 
-# The seeds' table (DESIGN 7.1): theory next to llama.cpp as llama-server runs
-# with -fa on --parallel 1, plus the q8_0 and --swa-full rows.
+# The seeds' table (DESIGN 7.1): theory, llama.cpp as llama-server runs with
+# -fa on --parallel 1, and what one vLLM request reserves (LLM class on an
+# A100), plus the q8_0 / fp8 and --swa-full rows.
 demo: $(B)/kvplan
 	@$(B)/kvplan models
 	@echo
@@ -93,3 +94,15 @@ clean:
 .PHONY: fuzz
 fuzz:
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash fuzz/run.sh
+
+# Benchmarks, each printing its ratio against a reference measured in the same
+# run (bench/run.sh; fetches node-llama-cpp into bench/node_modules once).
+.PHONY: bench
+$(B)/bench:
+	@mkdir -p $@
+
+$(B)/bench/bench_gguf: bench/bench_gguf.c lib/gguf.h $(B)/libkvplan.a | $(B)/bench
+	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) -ldl
+
+bench: $(B)/bench/bench_gguf
+	@BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/run.sh

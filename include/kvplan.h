@@ -285,6 +285,7 @@ typedef struct kvp_vllm_params {
     const char *gpu;             /* --gpu NAME; NULL = A100-80GB */
     int entry_serve;             /* 1: `vllm serve`, 0: the Python LLM class */
     int allow_long_max_model_len;/* VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 */
+    int reservation_only;        /* only what one request reserves: no memory, no capacity */
 } kvp_vllm_params;
 
 typedef struct kvp_vllm_group {

@@ -538,8 +538,11 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
     if (resolve_len(m, p, r, err))
         return -1;
     resolve_batch(p, g, r);
-    if (build_groups(m, p, g, v, r, err) || resolve_memory(m, p, g, r, err) ||
-        check_fit(m, v, r, err))
+    if (build_groups(m, p, g, v, r, err))
+        return -1;
+    if (p->reservation_only)
+        return 0;
+    if (resolve_memory(m, p, g, r, err) || check_fit(m, v, r, err))
         return -1;
     r->num_blocks = r->kv_cache_memory_bytes / r->page_bytes / r->group_size;
     r->max_concurrency = (double)r->num_blocks / (double)r->blocks_per_request;

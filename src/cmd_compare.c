@@ -7,16 +7,18 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: kvplan compare MODEL... [-c 4k,32k,128k] [--runtime theory,llama.cpp]\n"
+    "usage: kvplan compare MODEL... [-c 4k,32k,128k] [--runtime theory,llama.cpp,vllm]\n"
     "                      [--variants f16,q8_0,q4_0,swa-full] [llama.cpp flags] [--json]\n"
     "\n"
     "One row per model, runtime and variant; one column per context length; MiB\n"
-    "(2^20 bytes) of KV cache plus recurrent state.\n"
+    "(2^20 bytes) of KV cache plus recurrent state. For vLLM a cell is what one\n"
+    "request of that length reserves (max_model_len = the length); \"refused\" where\n"
+    "vLLM refuses the length.\n"
     "  -c LIST           context lengths, default 4k,32k,128k\n"
-    "  --runtime LIST    runtimes, default theory,llama.cpp\n"
+    "  --runtime LIST    runtimes, default theory,llama.cpp,vllm\n"
     "  --variants LIST   f16 (the flags as given), q8_0 / q4_0 (K and V cache type),\n"
     "                    swa-full (llama.cpp's --swa-full, for models with windows)\n"
-    "The llama.cpp flags of `kvplan mem` apply to every llama.cpp cell.\n"
+    "The llama.cpp and vLLM flags of `kvplan mem` apply to their cells.\n"
     "\n"
     "examples:\n"
     "  kvplan compare qwen3-8b gemma-3-4b-it qwen3.5-9b\n"
@@ -73,12 +75,29 @@ static int has_window(const kvp_model *m)
     return kvp_model_count_kind(m, KVP_LAYER_SLIDING) + kvp_model_count_kind(m, KVP_LAYER_CHUNKED);
 }
 
-/* Bytes of one cell of the table, or -1 with the error printed. */
-static int cell(const kvp_model *m, const cli_opts *o, int llama, const variant *v, uint64_t len,
+/* Bytes of one cell of the table; 1 when the runtime refuses the setting
+ * (the cell shows that), or an exit code with the error printed. */
+static int cell(const kvp_model *m, const cli_opts *o, int rt, const variant *v, uint64_t len,
                 uint64_t *bytes)
 {
     kvp_error e;
-    if (!llama) {
+    if (rt == 2) {
+        kvp_vllm_params p;
+        kvp_vllm_result *r = malloc(sizeof *r);
+        if (!r)
+            return cli_fail(EXIT_INPUT, "out of memory");
+        cli_vllm_params(o, &p);
+        p.max_model_len = len;
+        p.reservation_only = 1;
+        p.kv_fp8 = v->type != KVP_F16 || p.kv_fp8; /* vLLM's quantized cache is fp8 */
+        int rc = kvp_vllm(m, &p, r, &e);
+        *bytes = r->per_request_bytes;
+        free(r);
+        if (rc && e.code == KVP_EUSAGE)
+            return cli_fail_err(&e);
+        return rc ? 1 : 0;
+    }
+    if (!rt) {
         kvp_theory_params p;
         kvp_theory_result r;
         cli_theory_params(o, &p);
@@ -112,18 +131,19 @@ int cmd_compare(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "models ctx-list ctx-size parallel cache-type-k cache-type-v runtime json "
                        "batch-size ubatch-size flash-attn swa-full kv-unified no-kv-unified "
-                       "llama-version variants",
+                       "llama-version variants vllm",
                        &o);
     if (rc)
         return rc;
     if (!o.n_models)
         return cli_fail(EXIT_USAGE, "compare: no model given (see kvplan compare --help)");
-    if (!strcmp(o.runtime, "theory")) /* cli_parse's default: compare wants both */
-        o.runtime = o.runtime_set ? "theory" : "theory,llama.cpp";
-    int want_theory = strstr(o.runtime, "theory") != NULL;
-    int want_llama = strstr(o.runtime, "llama") != NULL;
-    if (!want_theory && !want_llama)
-        return cli_fail(EXIT_USAGE, "--runtime %s: compare knows theory and llama.cpp", o.runtime);
+    if (!o.runtime_set) /* cli_parse's default is theory alone; compare shows all */
+        o.runtime = "theory,llama.cpp,vllm";
+    int want[3] = {strstr(o.runtime, "theory") != NULL, strstr(o.runtime, "llama") != NULL,
+                   strstr(o.runtime, "vllm") != NULL};
+    if (!want[0] && !want[1] && !want[2])
+        return cli_fail(EXIT_USAGE, "--runtime %s: compare knows theory, llama.cpp and vllm",
+                        o.runtime);
     if ((rc = parse_lens(o.ctx_list ? o.ctx_list : "4k,32k,128k", lens, &n_lens)) ||
         (rc = parse_variants(o.variants ? o.variants : "f16", &o, vars, &n_var)))
         return rc;
@@ -146,33 +166,44 @@ int cmd_compare(int argc, char **argv)
         one.model = o.models[mi];
         if ((rc = cli_load_model(&one, "compare", &m)))
             return rc;
-        for (int rt = 0; rt < 2; rt++) {
-            if (!(rt ? want_llama : want_theory))
+        static const char *rt_names[3] = {"theory", "llama.cpp", "vllm"};
+        for (int rt = 0; rt < 3; rt++) {
+            if (!want[rt])
                 continue;
             for (size_t vi = 0; vi < n_var; vi++) {
-                if (vars[vi].swa_full && (!rt || !has_window(m)))
+                if (vars[vi].swa_full && (rt != 1 || !has_window(m)))
                     continue; /* --swa-full is a llama.cpp setting for windowed models */
+                if (rt == 2 && vars[vi].type == KVP_Q4_0)
+                    continue; /* vLLM has no 4-bit KV cache type */
                 uint64_t b[MAX_LENS];
-                for (size_t li = 0; li < n_lens; li++)
-                    if ((rc = cell(m, &o, rt, &vars[vi], lens[li], &b[li]))) {
+                int refused[MAX_LENS];
+                for (size_t li = 0; li < n_lens; li++) {
+                    rc = cell(m, &o, rt, &vars[vi], lens[li], &b[li]);
+                    refused[li] = rc == 1;
+                    if (rc > 1) {
                         kvp_model_free(m);
                         return rc;
                     }
+                }
+                const char *vname = rt == 2 && vars[vi].type == KVP_Q8_0 ? "fp8" : vars[vi].name;
                 if (o.json) {
                     printf("%s\n    {\"model\": \"%s\", \"runtime\": \"%s\", \"variant\": \"%s\", "
-                           "\"bytes\": {", first ? "" : ",", m->name, rt ? "llama.cpp" : "theory",
-                           vars[vi].name);
-                    for (size_t li = 0; li < n_lens; li++)
-                        printf("%s\"%llu\": %llu", li ? ", " : "", (unsigned long long)lens[li],
-                               (unsigned long long)b[li]);
+                           "\"bytes\": {", first ? "" : ",", m->name, rt_names[rt], vname);
+                    for (size_t li = 0; li < n_lens; li++) {
+                        if (refused[li])
+                            printf("%s\"%llu\": null", li ? ", " : "", (unsigned long long)lens[li]);
+                        else
+                            printf("%s\"%llu\": %llu", li ? ", " : "",
+                                   (unsigned long long)lens[li], (unsigned long long)b[li]);
+                    }
                     printf("}}");
                     first = 0;
                     continue;
                 }
-                printf("%-28s %-10s %-9s", m->name, rt ? "llama.cpp" : "theory", vars[vi].name);
+                printf("%-28s %-10s %-9s", m->name, rt_names[rt], vname);
                 for (size_t li = 0; li < n_lens; li++) {
                     char mb[32];
-                    printf(" %11s", fmt_mib(b[li], mb, sizeof mb));
+                    printf(" %11s", refused[li] ? "refused" : fmt_mib(b[li], mb, sizeof mb));
                 }
                 putchar('\n');
             }
