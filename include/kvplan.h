@@ -319,6 +319,13 @@ typedef struct kvp_vllm_result {
     uint64_t blocks_per_request, per_request_bytes, fixed_bytes_per_request;
     double max_concurrency;
     uint64_t token_capacity;
+    /* Pipeline parallel: what each stage's GPUs hold.  The figures above are
+     * the stage that reserves most per request, with the fewest blocks. */
+    uint32_t n_stages;
+    struct kvp_vllm_stage {
+        uint32_t first_layer, layers;
+        uint64_t per_request_bytes, num_blocks;
+    } stages[64];
     size_t n_log, n_notes;
     char log[4][400];
     char notes[6][300];

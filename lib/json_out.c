@@ -238,6 +238,14 @@ char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r)
                         json_integer((json_int_t)r->fixed_bytes_per_request));
     json_object_set_new(doc, "max_concurrency", json_real(r->max_concurrency));
     json_object_set_new(doc, "token_capacity", json_integer((json_int_t)r->token_capacity));
+    json_t *stages = json_array();
+    for (uint32_t i = 0; i < r->n_stages; i++)
+        json_array_append_new(stages, json_pack("{s:i, s:i, s:I, s:I}", "first_layer",
+                                                (int)r->stages[i].first_layer, "layers",
+                                                (int)r->stages[i].layers, "per_request_bytes",
+                                                (json_int_t)r->stages[i].per_request_bytes,
+                                                "num_blocks", (json_int_t)r->stages[i].num_blocks));
+    json_object_set_new(doc, "stages", stages);
     json_object_set_new(doc, "log", log);
     json_object_set_new(doc, "notes", notes);
     return dump(doc);

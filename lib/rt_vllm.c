@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -505,6 +506,100 @@ static void format_log(kvp_vllm_result *r)
              tok, len, r->max_concurrency);
 }
 
+/* One stage's pool: groups, memory, fit check, blocks and capacity. */
+static int run_stage(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
+                     const struct vllm_version *v, kvp_vllm_result *r, kvp_error *err)
+{
+    if (build_groups(m, p, g, v, r, err))
+        return -1;
+    if (p->reservation_only)
+        return 0;
+    if (resolve_memory(m, p, g, r, err) || check_fit(m, v, r, err))
+        return -1;
+    r->num_blocks = r->kv_cache_memory_bytes / r->page_bytes / r->group_size;
+    r->max_concurrency = (double)r->num_blocks / (double)r->blocks_per_request;
+    r->token_capacity = (uint64_t)(r->max_concurrency * (double)r->max_model_len);
+    return 0;
+}
+
+/* Pipeline stages as vLLM's get_pp_indices cuts them: n // pp layers each,
+ * the remainder going one each to the stages before the last. */
+static void stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, uint32_t *count)
+{
+    uint32_t base = n / pp, rem = n % pp, start = 0;
+    *first = *count = 0;
+    for (uint32_t i = 0; i <= s; i++) {
+        uint32_t c = base + (rem && i >= pp - 1 - rem && i < pp - 1);
+        if (i == s) {
+            *first = start;
+            *count = c;
+        }
+        start += c;
+    }
+}
+
+static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
+                      const struct vllm_version *v, kvp_vllm_result *r, kvp_error *err)
+{
+    if (r->pp == 1) {
+        r->n_stages = 1;
+        r->stages[0].layers = m->n_layers;
+        if (run_stage(m, p, g, v, r, err))
+            return -1;
+        r->stages[0].per_request_bytes = r->per_request_bytes;
+        r->stages[0].num_blocks = r->num_blocks;
+        if (!p->reservation_only)
+            format_log(r);
+        return 0;
+    }
+    /* every stage sizes its own pool; the engine keeps the smallest */
+    kvp_vllm_result *best = NULL, *tmp = malloc(sizeof *tmp), *base = malloc(sizeof *base);
+    if (!tmp || !base) {
+        free(tmp);
+        free(base);
+        return kvp_fail(err, KVP_EINPUT, "out of memory");
+    }
+    *base = *r; /* the settings every stage starts from */
+    int rc = 0;
+    for (uint32_t s = 0; s < r->pp && !rc; s++) {
+        kvp_model view = *m;
+        uint32_t first, count;
+        stage_range(m->n_layers, r->pp, s, &first, &count);
+        view.layers = m->layers + first;
+        view.n_layers = count;
+        *tmp = *base;
+        if ((rc = run_stage(&view, p, g, v, tmp, err)))
+            break;
+        r->stages[s] = (struct kvp_vllm_stage){first, count, tmp->per_request_bytes,
+                                               tmp->num_blocks};
+        if (!best || tmp->per_request_bytes > best->per_request_bytes) {
+            uint32_t n = r->n_stages;
+            struct kvp_vllm_stage st[64];
+            memcpy(st, r->stages, sizeof st);
+            *r = *tmp;
+            memcpy(r->stages, st, sizeof st);
+            r->n_stages = n;
+            best = r;
+        }
+        r->n_stages = s + 1;
+    }
+    free(tmp);
+    free(base);
+    if (rc)
+        return -1;
+    for (uint32_t s = 0; s < r->n_stages && !p->reservation_only; s++)
+        if (r->stages[s].num_blocks < r->num_blocks)
+            r->num_blocks = r->stages[s].num_blocks;
+    if (!p->reservation_only) {
+        r->max_concurrency = (double)r->num_blocks / (double)r->blocks_per_request;
+        r->token_capacity = (uint64_t)(r->max_concurrency * (double)r->max_model_len);
+        format_log(r);
+    }
+    note(r, "pipeline parallel: %u stages of %u-%u layers; each GPU's figures are its stage's",
+         r->pp, m->n_layers / r->pp, (m->n_layers + r->pp - 1) / r->pp);
+    return 0;
+}
+
 int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, kvp_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -530,23 +625,13 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
     r->gpu_total_bytes = g->mib << 20;
     r->tp = p->tp ? p->tp : 1;
     r->pp = p->pp ? p->pp : 1;
-    if (r->tp > 1024 || r->pp > 1024)
-        return kvp_fail(err, KVP_EINPUT, "-tp/-pp: at most 1024 ranks");
-    if (r->pp > 1)
-        note(r, "pipeline parallel: each of the %u stages holds about 1/%u of the layers; the "
-                "figures here are for the whole model on one rank's pool", r->pp, r->pp);
+    if (r->tp > 1024)
+        return kvp_fail(err, KVP_EINPUT, "-tp %u: at most 1024 ranks", r->tp);
+    if (r->pp > 64 || r->pp > m->n_layers)
+        return kvp_fail(err, KVP_EINPUT, "-pp %u: at most 64 stages, and no more than the %u "
+                        "layers", r->pp, m->n_layers);
     if (resolve_len(m, p, r, err))
         return -1;
     resolve_batch(p, g, r);
-    if (build_groups(m, p, g, v, r, err))
-        return -1;
-    if (p->reservation_only)
-        return 0;
-    if (resolve_memory(m, p, g, r, err) || check_fit(m, v, r, err))
-        return -1;
-    r->num_blocks = r->kv_cache_memory_bytes / r->page_bytes / r->group_size;
-    r->max_concurrency = (double)r->num_blocks / (double)r->blocks_per_request;
-    r->token_capacity = (uint64_t)(r->max_concurrency * (double)r->max_model_len);
-    format_log(r);
-    return 0;
+    return run_stages(m, p, g, v, r, err);
 }

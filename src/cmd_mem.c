@@ -180,7 +180,16 @@ static void vllm_table(const kvp_model *m, const kvp_vllm_result *r)
            fmt_int(r->per_request_bytes, c, sizeof c), fmt_mib(r->per_request_bytes, d, sizeof d));
     if (r->fixed_bytes_per_request)
         printf(", of which %s MiB is fixed state", fmt_mib(r->fixed_bytes_per_request, a, sizeof a));
-    printf("\n\nvLLM logs:\n");
+    putchar('\n');
+    if (r->tp > 1 || r->pp > 1)
+        printf("per GPU: these figures are one GPU's (tensor parallel %u%s)\n", r->tp,
+               r->pp > 1 ? ", its pipeline stage" : "");
+    for (uint32_t i = 0; r->n_stages > 1 && i < r->n_stages; i++)
+        printf("  stage %u: layers %u-%u, %s MiB per request, %s blocks\n", i,
+               r->stages[i].first_layer, r->stages[i].first_layer + r->stages[i].layers - 1,
+               fmt_mib(r->stages[i].per_request_bytes, a, sizeof a),
+               fmt_int(r->stages[i].num_blocks, b, sizeof b));
+    printf("\nvLLM logs:\n");
     for (size_t i = 0; i < r->n_log; i++)
         printf("  %s\n", r->log[i]);
     for (size_t i = 0; i < r->n_notes; i++)
