@@ -10,7 +10,8 @@ static const arch_default gemma3_defaults[] = {
     /* transformers Gemma3TextConfig.__init__ */
     {"num_hidden_layers", 26}, {"hidden_size", 2304}, {"num_attention_heads", 8},
     {"num_key_value_heads", 4}, {"head_dim", 256}, {"sliding_window", 4096},
-    {"sliding_window_pattern", 6}, {"max_position_embeddings", 131072}, {NULL, 0}};
+    {"sliding_window_pattern", 6}, {"max_position_embeddings", 131072}, {"vocab_size", 262208},
+    {NULL, 0}};
 
 static const arch_default gemma2_defaults[] = {
     /* transformers Gemma2Config.__init__ */

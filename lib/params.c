@@ -1,8 +1,365 @@
-/* params.c - placeholder until the parameter counter lands. */
+/* params.c - the exact parameter count of a model's language model, from its
+ * normalized config.  vLLM's memory estimate subtracts the weights (count x
+ * dtype bytes) from the GPU budget, so the count must be the checkpoint's,
+ * tensor for tensor, not a rounded "8B".
+ *
+ * Counted: what a Hugging Face checkpoint holds for the language model -
+ * token embeddings, the output head unless tied, every layer's attention /
+ * MLA / Gated DeltaNet / Mamba mixer, its MLP or MoE block and its norms, and
+ * the final norm.  Not counted, on purpose:
+ *   - vision towers and multimodal projectors (Gemma 3, Llama 4, Qwen3.5):
+ *     kvplan plans text serving of the language model;
+ *   - MTP / next-token-prediction layers (DeepSeek-V3's layer 61, Qwen3-Next
+ *     and Qwen3.5 `mtp.*`): vLLM loads them only for speculative decoding;
+ *   - quantization scales (FP8 weight_scale_inv, MXFP4 block scales): the
+ *     count is of logical weights, the dtype is the caller's business.
+ *
+ * Anything the count needs that the model does not carry makes the result 0
+ * ("unknown") rather than a plausible wrong number. */
+#include <string.h>
+
 #include "kvp_int.h"
+
+/* ---- what each architecture's checkpoint holds beyond the common core ---- */
+
+enum {
+    QK_NONE,   /* no q/k norm weights (Llama 4's L2 norm has none either) */
+    QK_HEAD,   /* q_norm and k_norm over one head: head_dim each (Qwen3, Gemma 3) */
+    QK_WIDTH,  /* over all heads: n_head x head_dim and kv x head_dim (OLMo 2, MiniMax-M2) */
+};
+
+enum {
+    F_QKV_BIAS_ONLY = 1 << 0,  /* attention_bias covers q/k/v, not o (Qwen2) */
+    F_SINKS = 1 << 1,          /* one attention-sink logit per head (gpt-oss) */
+    F_EXPERT_BIAS = 1 << 2,    /* router and expert projections carry biases (gpt-oss) */
+    F_SCORE_BIAS = 1 << 3,     /* router e_score_correction_bias (DeepSeek-V3, MiniMax-M2) */
+    F_SHARED_GATE = 1 << 4,    /* a shared expert behind a hidden x 1 gate (Qwen2-MoE, Qwen3-Next) */
+    F_SHARED_FF = 1 << 5,      /* one shared expert as wide as a routed one (Llama 4) */
+    F_GATED_Q = 1 << 6,        /* q_proj also emits the output gate: 2 x n_head x head_dim */
+    F_MOE_ODD = 1 << 7,        /* MoE on odd layers, dense MLP on even (Jamba) */
+    F_MLP_PLAIN = 1 << 8,      /* non-gated up/down MLP (Nemotron-H's relu2) */
+    F_MAMBA_NORMS = 1 << 9,    /* dt/B/C RMSNorm weights in the Mamba mixer (Jamba) */
+    F_UNSUPPORTED = 1 << 10,   /* weights depend on fields kvp_model lacks: count is 0 */
+};
+
+typedef struct recipe {
+    const char *model_types;  /* space-separated config model_type values */
+    int tie_default;          /* transformers' tie_word_embeddings default; -1 unknown */
+    uint64_t vocab_default;   /* transformers' vocab_size default when a file omits it */
+    unsigned norms;           /* hidden-size norm vectors per layer */
+    int qk;                   /* QK_* */
+    unsigned flags;           /* F_* */
+} recipe;
+
+/* The defaults are each config class's __init__ (PretrainedConfig itself
+ * ties embeddings; most classes override that with False). */
+static const recipe recipes[] = {
+    {"llama granite mistral mixtral phi3", 0, 0, 2, QK_NONE, 0},
+    {"qwen2", 0, 0, 2, QK_NONE, F_QKV_BIAS_ONLY},
+    {"qwen2_moe", 0, 0, 2, QK_NONE, F_QKV_BIAS_ONLY | F_SHARED_GATE},
+    {"qwen3 qwen3_moe", 0, 0, 2, QK_HEAD, 0},
+    {"olmo2", 0, 0, 2, QK_WIDTH, 0}, /* post-attention and post-feedforward norms */
+    {"minimax_m2", 0, 0, 2, QK_WIDTH, F_SCORE_BIAS},
+    {"gemma2", 1, 256000, 4, QK_NONE, 0},
+    {"gemma3 gemma3_text", 1, 262208, 4, QK_HEAD, 0},
+    {"cohere2", 1, 0, 1, QK_NONE, 0}, /* parallel block: one input norm */
+    {"gpt_oss", 0, 0, 2, QK_NONE, F_SINKS | F_EXPERT_BIAS},
+    /* every layer MoE: interleave_moe_layer_step 1 (Scout) is assumed */
+    {"llama4 llama4_text", 0, 0, 2, QK_NONE, F_SHARED_FF},
+    {"deepseek_v2", 0, 0, 2, QK_NONE, 0},
+    {"deepseek_v3 kimi_k2", 0, 0, 2, QK_NONE, F_SCORE_BIAS},
+    {"qwen3_next qwen3_5 qwen3_5_text qwen3_5_moe qwen3_5_moe_text", 0, 0, 2, QK_HEAD,
+     F_GATED_Q | F_SHARED_GATE},
+    /* expert_layer_period 2, offset 1 in every Jamba release */
+    {"jamba", 0, 0, 2, QK_NONE, F_MOE_ODD | F_MAMBA_NORMS},
+    {"nemotron_h", 0, 0, 1, QK_NONE, F_MLP_PLAIN},
+    {"mamba falcon_mamba", 1, 0, 1, QK_NONE, 0},
+    /* GLM-4.5's q/k norm (use_qk_norm) and Starcoder2's biases and LayerNorm
+     * biases (use_bias) are not in kvp_model; EXAONE's tie default is remote
+     * code.  Unknown is better than off by a few hundred million. */
+    {"glm4_moe starcoder2 exaone", -1, 0, 0, QK_NONE, F_UNSUPPORTED},
+};
+
+static const recipe mamba2_recipe = {"mamba2", 0, 0, 1, QK_NONE, 0}; /* Mamba2Config */
+
+static int in_list(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; n && (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Mamba2ForCausalLM may say model_type "mamba", so the family decides first. */
+static const recipe *find_recipe(const kvp_model *m)
+{
+    if (!strcmp(m->family, "mamba2"))
+        return &mamba2_recipe;
+    for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++)
+        if (in_list(recipes[i].model_types, m->arch))
+            return &recipes[i];
+    return NULL;
+}
+
+/* ---- checked accumulation -------------------------------------------------- */
+
+/* A running count that turns to "unknown" on overflow or a missing field, so
+ * the builders below can add unconditionally and the caller checks once. */
+typedef struct tally {
+    uint64_t n;
+    int bad;
+} tally;
+
+static void add3(tally *t, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t p;
+    if (kvp_mul(a, b, &p) || kvp_mul(p, c, &p) || kvp_add(t->n, p, &t->n))
+        t->bad = 1;
+}
+
+static void add2(tally *t, uint64_t a, uint64_t b) { add3(t, a, b, 1); }
+static void add1(tally *t, uint64_t a) { add3(t, a, 1, 1); }
+
+/* A dimension the count cannot do without. */
+static uint64_t need(tally *t, uint64_t v)
+{
+    if (!v)
+        t->bad = 1;
+    return v;
+}
+
+/* A value only recorded as a fact (the config key it came from); 0 if absent. */
+static uint64_t fact(const kvp_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_facts && i < sizeof m->facts / sizeof m->facts[0]; i++)
+        if (!strcmp(m->facts[i].name, name) && m->facts[i].value > 0)
+            return (uint64_t)m->facts[i].value;
+    return 0;
+}
+
+/* vLLM's resolved-architecture records (the catalog's *.derived.json from
+ * vLLM's ground truth) spell the layer count total_num_hidden_layers and
+ * carry no FFN, SSM, bias or tying fields: the rest would be defaults that
+ * the real checkpoint overrides (falcon-mamba unties its head). */
+static int from_vllm_record(const kvp_model *m)
+{
+    for (size_t i = 0; i < m->n_facts && i < sizeof m->facts / sizeof m->facts[0]; i++)
+        if (!strcmp(m->facts[i].name, "layers"))
+            return !strncmp(m->facts[i].source, "total_num_hidden_layers", 23);
+    return 0;
+}
+
+/* ---- mixers ---------------------------------------------------------------- */
+
+/* q/k/v/o projections (+ biases, sinks, q/k norms) of one attention layer. */
+static void attention(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L)
+{
+    uint64_t h = m->hidden_size, q = (uint64_t)L->n_head * L->head_dim_k,
+             k = (uint64_t)L->n_kv_heads * L->head_dim_k,
+             v = (uint64_t)L->n_kv_heads * L->head_dim_v, o = (uint64_t)L->n_head * L->head_dim_v;
+    need(t, q);
+    need(t, v);
+    add3(t, h, q, r->flags & F_GATED_Q ? 2 : 1);
+    add2(t, h, k + v);
+    add2(t, o, h);
+    if (m->attention_bias) {
+        add1(t, q + k + v);
+        if (!(r->flags & F_QKV_BIAS_ONLY))
+            add1(t, h);
+    }
+    if (r->flags & F_SINKS)
+        add1(t, L->n_head);
+    if (r->qk == QK_HEAD)
+        add2(t, L->head_dim_k, 2);
+    else if (r->qk == QK_WIDTH)
+        add1(t, q + k);
+}
+
+/* DeepSeek's multi-head latent attention.  The layer keeps rank + rope
+ * (head_dim_k), nope + rope and v_head; the split of the first needs
+ * qk_rope_head_dim, which only the facts record. */
+static void mla(tally *t, const kvp_model *m, const kvp_layer *L)
+{
+    uint64_t h = m->hidden_size, nh = L->n_head, qk = L->mla_k_head_dim,
+             v = need(t, L->mla_v_head_dim), rope = need(t, fact(m, "qk_rope_head_dim"));
+    if (rope >= L->head_dim_k || rope >= qk) {
+        t->bad = 1;
+        return;
+    }
+    uint64_t rank = L->head_dim_k - rope, nope = qk - rope;
+    if (m->q_lora_rank) {
+        add2(t, h, m->q_lora_rank);          /* q_a_proj */
+        add1(t, m->q_lora_rank);             /* q_a_layernorm */
+        add3(t, m->q_lora_rank, nh, qk);     /* q_b_proj */
+    } else {
+        add3(t, h, nh, qk);                  /* q_proj */
+    }
+    add2(t, h, L->head_dim_k);               /* kv_a_proj_with_mqa */
+    add1(t, rank);                           /* kv_a_layernorm */
+    add3(t, rank, nh, nope + v);             /* kv_b_proj */
+    add3(t, nh, v, h);                       /* o_proj */
+}
+
+/* Gated DeltaNet (Qwen3-Next, Qwen3.5): d_inner = Hv x Dv, n_group = Hk,
+ * d_state = Dk.  in_proj_qkvz + in_proj_ba (Qwen3.5 splits them four ways,
+ * same total), a bias-free depthwise conv over q, k and v, dt_bias and A_log
+ * per value head, a gated RMSNorm over one value head, out_proj. */
+static void gated_deltanet(tally *t, const kvp_model *m, const kvp_layer *L)
+{
+    uint64_t h = m->hidden_size, key = (uint64_t)L->n_group * L->d_state, val = L->d_inner,
+             hv = need(t, fact(m, "linear_num_value_heads"));
+    if (!hv || val % hv) {
+        t->bad = 1;
+        return;
+    }
+    add2(t, h, 2 * key + 2 * val + 2 * hv);
+    add2(t, 2 * key + val, L->d_conv);
+    add2(t, hv, 2);
+    add1(t, val / hv);
+    add2(t, val, h);
+}
+
+/* Mamba1 (Jamba, Mamba, FalconMamba): in_proj to x and z, a depthwise conv
+ * with bias, x_proj to dt_rank + B + C, dt_proj with bias, A_log, D,
+ * out_proj.  dt_rank is not in kvp_model: every release uses "auto",
+ * ceil(hidden / 16); in/out projections carry no bias in any release
+ * (use_bias / mamba_proj_bias false). */
+static void mamba1(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L)
+{
+    uint64_t h = m->hidden_size, in = L->d_inner, ds = L->d_state, dt = (h + 15) / 16;
+    add3(t, h, in, 2);
+    add2(t, in, L->d_conv + 1);
+    add2(t, in, dt + 2 * ds);
+    add2(t, dt, in);
+    add1(t, in);
+    add2(t, in, ds);
+    add1(t, in);
+    add2(t, in, h);
+    if (r->flags & F_MAMBA_NORMS)
+        add1(t, dt + 2 * ds);
+}
+
+/* Mamba2 (Nemotron-H, Mamba2): in_proj to z, x, B, C and dt (one per head),
+ * a depthwise conv with bias over x, B and C, dt_bias, A_log and D per head,
+ * a gated RMSNorm over d_inner, out_proj.  The head count is recorded only
+ * as a fact (Nemotron-H's mamba_num_heads). */
+static void mamba2(tally *t, const kvp_model *m, const kvp_layer *L)
+{
+    uint64_t h = m->hidden_size, in = L->d_inner,
+             bc = 2 * (uint64_t)L->n_group * L->d_state,
+             heads = need(t, fact(m, "mamba_num_heads"));
+    add2(t, h, 2 * in + bc + heads);
+    add2(t, in + bc, L->d_conv + 1);
+    add2(t, heads, 3);
+    add1(t, in);
+    add2(t, in, h);
+}
+
+static void mixer(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L)
+{
+    switch (L->kind) {
+    case KVP_LAYER_FULL:
+    case KVP_LAYER_SLIDING:
+    case KVP_LAYER_CHUNKED: attention(t, m, r, L); break;
+    case KVP_LAYER_MLA: mla(t, m, L); break;
+    case KVP_LAYER_LINEAR: gated_deltanet(t, m, L); break;
+    case KVP_LAYER_MAMBA: /* Mamba2 has B/C groups; Mamba1 has none */
+        if (L->n_group)
+            mamba2(t, m, L);
+        else
+            mamba1(t, m, r, L);
+        break;
+    default: break; /* shared or none: no mixer weights */
+    }
+}
+
+/* ---- feed-forward ---------------------------------------------------------- */
+
+/* Does layer i carry an MLP at all?  Nemotron-H's M and * blocks are mixer
+ * only; its - blocks are MLP only; Mamba models have no MLP. */
+static int has_ffn(const kvp_model *m, const recipe *r, const kvp_layer *L)
+{
+    if (r->flags & F_MLP_PLAIN)
+        return L->kind == KVP_LAYER_NONE;
+    return strcmp(m->family, "mamba") && strcmp(m->family, "mamba2");
+}
+
+static int is_moe_layer(const kvp_model *m, const recipe *r, uint32_t i)
+{
+    if (!m->n_expert || i < m->n_layer_dense_lead)
+        return 0;
+    return (r->flags & F_MOE_ODD) ? i % 2 == 1 : 1;
+}
+
+/* Routed experts, router and shared experts of one MoE layer.  An expert is
+ * moe_intermediate_size wide when the config has one, else intermediate_size
+ * (Mixtral, Llama 4, gpt-oss, MiniMax-M2, Jamba). */
+static void moe(tally *t, const kvp_model *m, const recipe *r)
+{
+    uint64_t h = m->hidden_size, e = m->n_expert,
+             ff = need(t, m->n_ff_exp ? m->n_ff_exp : m->n_ff);
+    add3(t, e, 3 * h, ff);
+    add2(t, h, e);
+    if (r->flags & F_EXPERT_BIAS) {
+        add3(t, e, 2, ff);  /* gate_up_proj bias */
+        add2(t, e, h);      /* down_proj bias */
+        add1(t, e);         /* router bias */
+    }
+    if (r->flags & F_SCORE_BIAS)
+        add1(t, e);
+    if (r->flags & F_SHARED_FF)
+        add3(t, 3, h, ff);
+    if (r->flags & F_SHARED_GATE) {
+        add3(t, 3, h, need(t, m->n_ff_shexp));
+        add1(t, h);
+    }
+    /* DeepSeek: n_shared_experts fused into one MLP of that many widths */
+    if (m->n_expert_shared)
+        add3(t, 3 * h, m->n_expert_shared, ff);
+}
+
+static void ffn(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L, uint32_t i)
+{
+    if (!has_ffn(m, r, L))
+        return;
+    if (is_moe_layer(m, r, i))
+        moe(t, m, r);
+    else
+        add3(t, (r->flags & F_MLP_PLAIN) ? 2 : 3, m->hidden_size, need(t, m->n_ff));
+}
+
+/* ---- the whole model ------------------------------------------------------- */
+
+/* Layouts the recipes cannot describe yet: Nemotron-H's E (MoE) blocks have
+ * their own expert shape (Nemotron 3 Nano); nothing here knows it. */
+static int describable(const kvp_model *m, const recipe *r)
+{
+    return !(r->flags & F_UNSUPPORTED) && !((r->flags & F_MLP_PLAIN) && m->n_expert);
+}
+
+static int tied(const kvp_model *m, const recipe *r)
+{
+    return m->tie_word_embeddings >= 0 ? m->tie_word_embeddings : r->tie_default;
+}
 
 uint64_t kvp_model_param_count(const kvp_model *m)
 {
-    (void)m;
-    return 0;
+    const recipe *r = m ? find_recipe(m) : NULL;
+    if (!r || !describable(m, r) || from_vllm_record(m) || !m->layers)
+        return 0;
+    int tie = tied(m, r);
+    uint64_t h = m->hidden_size, vocab = m->n_vocab ? m->n_vocab : r->vocab_default;
+    tally t = {0, tie < 0};
+    need(&t, h);
+    add2(&t, need(&t, vocab), h);       /* embed_tokens */
+    if (tie == 0)
+        add2(&t, vocab, h);             /* lm_head */
+    for (uint32_t i = 0; i < m->n_layers && !t.bad; i++) {
+        mixer(&t, m, r, &m->layers[i]);
+        ffn(&t, m, r, &m->layers[i], i);
+        add2(&t, r->norms, h);
+    }
+    add1(&t, h);                        /* final norm */
+    return t.bad ? 0 : t.n;
 }
