@@ -97,6 +97,12 @@ const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
 unsigned ggml_type_block(uint32_t type);
 unsigned ggml_type_block_bytes(uint32_t type);
 const char *ggml_type_name(uint32_t type);
+/* Bytes of a contiguous tensor of a ggml type and dims ne[0..3] (all >= 1):
+ * ne[0] / block * block_bytes * ne[1] * ne[2] * ne[3].  Returns 0, or
+ * GGUF_NB_TYPE (type undefined), GGUF_NB_BLOCK (ne[0] not a multiple of the
+ * block) or GGUF_NB_BIG (2^63 elements or bytes or more). */
+enum { GGUF_NB_TYPE = 1, GGUF_NB_BLOCK = 2, GGUF_NB_BIG = 3 };
+int gguf_tensor_nbytes(uint32_t type, const uint64_t ne[4], uint64_t *out);
 enum { GGML_TYPE_F32_ID = 0, GGML_TYPE_F16_ID = 1, GGML_TYPE_Q8_0_ID = 8 };
 
 /* ---- writer ---------------------------------------------------------------- */
