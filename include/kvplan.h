@@ -355,6 +355,8 @@ char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r);
 int kvp_parse_tokens(const char *s, uint64_t *out);
 /* Sizes: "24GiB" (binary), "24GB" (SI), "58987118592" (bytes), "54.94GiB". */
 int kvp_parse_bytes(const char *s, uint64_t *out);
+/* "400,032", as the runtimes print counts. */
+void kvp_format_thousands(uint64_t v, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
-/* error.c - the one-line error every failing call leaves behind. */
+/* error.c - the one-line error every failing call leaves behind, and the
+ * notes (warnings, caveats) a runtime attaches to a result. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -18,4 +19,15 @@ int kvp_fail(kvp_error *err, int code, const char *fmt, ...)
                 *p = ' ';
     }
     return -1;
+}
+
+void kvp_note_add(char *notes, size_t width, size_t cap, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    if (*n >= cap)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(notes + *n * width, width, fmt, ap);
+    va_end(ap);
+    (*n)++;
 }

@@ -16,6 +16,14 @@
 /* Sets err (if not NULL) and returns -1, so callers can `return kvp_fail(...)`. */
 int kvp_fail(kvp_error *err, int code, const char *fmt, ...) KVP_PRINTF(3, 4);
 
+/* Appends a note to a runtime result's fixed array of note lines (dropped
+ * when the array is full). */
+void kvp_note_add(char *notes, size_t width, size_t cap, size_t *n, const char *fmt, ...)
+    KVP_PRINTF(5, 6);
+#define KVP_NOTE(r, ...)                                                                  \
+    kvp_note_add(&(r)->notes[0][0], sizeof(r)->notes[0],                                  \
+                 sizeof(r)->notes / sizeof(r)->notes[0], &(r)->n_notes, __VA_ARGS__)
+
 static inline int kvp_mul(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_mul_overflow(a, b, out) ? -1 : 0;

@@ -13,7 +13,6 @@
  *
  * Rules that changed between releases live in the version table, so adding
  * a release is one row. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,17 +102,6 @@ static int is_swa(const kvp_model *m, uint32_t il)
             L->kind == KVP_LAYER_SHARED);
 }
 
-static void note(kvp_llama_result *r, const char *fmt, ...) KVP_PRINTF(2, 3);
-static void note(kvp_llama_result *r, const char *fmt, ...)
-{
-    va_list ap;
-    if (r->n_notes == sizeof r->notes / sizeof r->notes[0])
-        return;
-    va_start(ap, fmt);
-    vsnprintf(r->notes[r->n_notes++], sizeof r->notes[0], fmt, ap);
-    va_end(ap);
-}
-
 /* Section 1: context, sequences, streams, batch sizes. */
 static int resolve_context(const kvp_model *m, const kvp_llama_params *p,
                            const struct llama_version *v, kvp_llama_result *r, kvp_error *err)
@@ -132,7 +120,7 @@ static int resolve_context(const kvp_model *m, const kvp_llama_params *p,
             return kvp_fail(err, KVP_EUSAGE, "%s: the model names no training context; give -c",
                             m->name);
         n_ctx = m->max_position * (v->fit_ctx_times_seqs ? n_seq : r->n_stream);
-        note(r, "-c not given: llama-server %s starts from %s = %llu tokens; its --fit may "
+        KVP_NOTE(r, "-c not given: llama-server %s starts from %s = %llu tokens; its --fit may "
                 "shrink that to fit free memory", v->name,
              v->fit_ctx_times_seqs ? "n_ctx_train x n_seq" : "n_ctx_train x streams",
              (unsigned long long)n_ctx);
@@ -150,7 +138,7 @@ static int resolve_context(const kvp_model *m, const kvp_llama_params *p,
     }
     r->n_ctx = n_ctx;
     if (m->max_position && r->n_ctx_seq > m->max_position)
-        note(r, "llama_context: n_ctx_seq (%llu) > n_ctx_train (%llu) -- possible training "
+        KVP_NOTE(r, "llama_context: n_ctx_seq (%llu) > n_ctx_train (%llu) -- possible training "
                 "context overflow", (unsigned long long)r->n_ctx_seq,
              (unsigned long long)m->max_position);
     return 0;
@@ -340,7 +328,7 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
     if (!honours_swa(m))
         for (uint32_t il = 0; il < m->n_layers; il++)
             if (m->layers[il].kind == KVP_LAYER_SLIDING || m->layers[il].kind == KVP_LAYER_CHUNKED) {
-                note(r, "llama.cpp's %s architecture ignores the config's sliding window: every "
+                KVP_NOTE(r, "llama.cpp's %s architecture ignores the config's sliding window: every "
                         "layer is full attention", m->gguf_arch[0] ? m->gguf_arch : m->arch);
                 break;
             }

@@ -17,7 +17,6 @@
  * The available memory comes from the user (--kv-cache-memory, as vLLM's
  * kv_cache_memory_bytes) or is estimated and labelled as such. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,17 +96,6 @@ void kvp_vllm_defaults(kvp_vllm_params *p)
     p->prefix_caching = -1;
 }
 
-static void note(kvp_vllm_result *r, const char *fmt, ...) KVP_PRINTF(2, 3);
-static void note(kvp_vllm_result *r, const char *fmt, ...)
-{
-    va_list ap;
-    if (r->n_notes == sizeof r->notes / sizeof r->notes[0])
-        return;
-    va_start(ap, fmt);
-    vsnprintf(r->notes[r->n_notes++], sizeof r->notes[0], fmt, ap);
-    va_end(ap);
-}
-
 static uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 /* ---- section 9: max_model_len ------------------------------------------- */
@@ -145,7 +133,7 @@ static int resolve_len(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_re
                         "derived_max_model_len will cause a CUDA array out-of-bounds error.",
                         m->name, (unsigned long long)p->max_model_len, r->derived_max_model_len);
     if ((double)p->max_model_len > r->derived_max_model_len)
-        note(r, "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: max_model_len %llu is beyond the derived %.1f",
+        KVP_NOTE(r, "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: max_model_len %llu is beyond the derived %.1f",
              (unsigned long long)p->max_model_len, r->derived_max_model_len);
     return 0;
 }
@@ -270,7 +258,7 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
     int any_chunked = 0, any_mla = 0, any_mamba = 0;
     uint64_t a1 = 0, mamba_page = 0;
     if (m->dtype == KVP_F32)
-        note(r, "the checkpoint is float32; vLLM serves it in bfloat16 by default (2-byte pages)");
+        KVP_NOTE(r, "the checkpoint is float32; vLLM serves it in bfloat16 by default (2-byte pages)");
     for (uint32_t il = 0; il < m->n_layers; il++)
         any_chunked |= m->layers[il].kind == KVP_LAYER_CHUNKED;
     for (uint32_t il = 0; il < m->n_layers; il++) {
@@ -306,7 +294,7 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
     if (!nb)
         return kvp_fail(err, KVP_EINPUT, "%s: no layer holds a KV cache or state", m->name);
     if (any_chunked)
-        note(r, "chunked local attention disables vLLM's hybrid KV manager: every layer reserves "
+        KVP_NOTE(r, "chunked local attention disables vLLM's hybrid KV manager: every layer reserves "
                 "full-length blocks");
     /* section 4: block size */
     uint32_t bs = p->block_size;
@@ -323,7 +311,7 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
         if (a1) {
             uint64_t k = bs > 16 ? bs : 16, aligned = k * cdiv(mamba_page, k * a1);
             if (aligned > bs) {
-                note(r, "Setting attention block size to %llu tokens to ensure that attention "
+                KVP_NOTE(r, "Setting attention block size to %llu tokens to ensure that attention "
                         "page size is >= mamba page size.", (unsigned long long)aligned);
                 bs = (uint32_t)aligned;
             }
@@ -381,7 +369,7 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
                 r->fixed_bytes_per_request += G->blocks_per_request * r->pool_block_bytes;
         }
         if (n_groups * g > b[i].n && nb > 1)
-            note(r, "Add %u padding layers, may waste at most %.2f%% KV cache memory",
+            KVP_NOTE(r, "Add %u padding layers, may waste at most %.2f%% KV cache memory",
                  n_groups * g - b[i].n, 100.0 * (n_groups * g - b[i].n) / (double)(n_groups * g));
     }
     r->per_request_bytes = r->blocks_per_request * r->pool_block_bytes;
@@ -417,7 +405,7 @@ static int resolve_memory(const kvp_model *m, const kvp_vllm_params *p, const st
     uint64_t non_kv = r->weights_bytes + r->activation_bytes + r->cudagraph_bytes;
     r->available_is_estimate = 1;
     r->kv_cache_memory_bytes = requested > non_kv ? requested - non_kv : 0;
-    note(r, "available memory is an estimate (%s x %.2f minus weights %.2f GiB, activations "
+    KVP_NOTE(r, "available memory is an estimate (%s x %.2f minus weights %.2f GiB, activations "
             "%.2f GiB, CUDA graphs and runtime %.2f GiB); expect +-1.5 GiB. Give "
             "--kv-cache-memory from vLLM's log line to be exact", g->name, util,
          r->weights_bytes / GIB, r->activation_bytes / GIB, r->cudagraph_bytes / GIB);
@@ -431,19 +419,6 @@ static void py_round2(double x, char *buf, size_t n)
     size_t len = strlen(buf);
     if (len > 3 && buf[len - 1] == '0')
         buf[len - 1] = 0;
-}
-
-static void thousands(uint64_t v, char *buf, size_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
-    size_t o = 0;
-    for (int i = 0; i < len && o + 2 < n; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
 }
 
 /* Section 7: the largest L whose reservation fits, by binary search. */
@@ -482,8 +457,8 @@ static int check_fit(const kvp_model *m, const struct vllm_version *v, kvp_vllm_
         return 0;
     char l[32], e[32], tail[160] = "";
     uint64_t est = fit_len(r, avail, r->max_model_len);
-    thousands(r->max_model_len, l, sizeof l);
-    thousands(est, e, sizeof e);
+    kvp_format_thousands(r->max_model_len, l, sizeof l);
+    kvp_format_thousands(est, e, sizeof e);
     if (est)
         snprintf(tail, sizeof tail, " Based on the available memory, the estimated maximum model "
                  "length is %s.", e);
@@ -498,8 +473,8 @@ static void format_log(kvp_vllm_result *r)
 {
     char mem[32], tok[32], len[32];
     py_round2(r->kv_cache_memory_bytes / GIB, mem, sizeof mem);
-    thousands(r->token_capacity, tok, sizeof tok);
-    thousands(r->max_model_len, len, sizeof len);
+    kvp_format_thousands(r->token_capacity, tok, sizeof tok);
+    kvp_format_thousands(r->max_model_len, len, sizeof len);
     snprintf(r->log[r->n_log++], sizeof r->log[0], "Available KV cache memory: %s GiB", mem);
     snprintf(r->log[r->n_log++], sizeof r->log[0],
              "GPU KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx",
@@ -595,7 +570,7 @@ static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const struct
         r->token_capacity = (uint64_t)(r->max_concurrency * (double)r->max_model_len);
         format_log(r);
     }
-    note(r, "pipeline parallel: %u stages of %u-%u layers; each GPU's figures are its stage's",
+    KVP_NOTE(r, "pipeline parallel: %u stages of %u-%u layers; each GPU's figures are its stage's",
          r->pp, m->n_layers / r->pp, (m->n_layers + r->pp - 1) / r->pp);
     return 0;
 }

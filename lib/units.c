@@ -5,6 +5,7 @@
  * 2^30; a bare G/M/K is binary, as llama.cpp and most tools read it.
  * Decimal sizes ("54.94GiB") are converted exactly and rounded down. */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -90,4 +91,18 @@ int kvp_parse_bytes(const char *s, uint64_t *out)
         return 0;
     }
     return -1;
+}
+
+void kvp_format_thousands(uint64_t v, char *buf, size_t n)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < len && o + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    if (n)
+        buf[o < n ? o : n - 1] = 0;
 }

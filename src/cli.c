@@ -262,15 +262,7 @@ int cli_wants_help(int argc, char **argv)
 
 const char *fmt_int(uint64_t v, char *buf, size_t n)
 {
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
-    size_t o = 0;
-    for (int i = 0; i < len && o + 2 < n; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
+    kvp_format_thousands(v, buf, n);
     return buf;
 }
 
