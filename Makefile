@@ -106,3 +106,6 @@ $(B)/bench/bench_gguf: bench/bench_gguf.c lib/gguf.h $(B)/libkvplan.a | $(B)/ben
 
 bench: $(B)/bench/bench_gguf
 	@BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/run.sh
+
+oracle: $(B)/kvplan
+	KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh
