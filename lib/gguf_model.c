@@ -1,8 +1,540 @@
-/* gguf_model.c - placeholder until the GGUF metadata reader lands. */
-#include "kvp_int.h"
+/* gguf_model.c - a GGUF file's llama.cpp metadata turned into kvplan's
+ * per-layer model, the same kvp_model a config.json gives.
+ *
+ * It reads the keys llama.cpp v0.5.0 reads (llama_model_base::load_hparams
+ * and each arch's load_arch_hparams) and applies the same rules to them:
+ * head counts and head sizes per layer, the sliding-window pattern of
+ * load_swa_pattern, the hybrid filters that decide which layers are
+ * recurrent, MLA when both *_mla lengths are set, and Gemma 3n's shared
+ * layers.  The per-architecture rules live in twin_arch.c, which the twin
+ * writer uses too.  MTP (nextn) layers are not trunk layers and are left
+ * out, as llama.cpp's main context leaves them out.  Tensor data is never
+ * read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twin.h"
+
+typedef struct rd {
+    const gguf_file *f;
+    const twin_arch *a;
+    const char *path;
+    kvp_error *err;
+    kvp_model *m;
+    char arch[48];
+    char key[160];
+    uint32_t n_all;             /* block_count: trunk + nextn layers */
+    uint64_t n_swa;
+    /* per layer, over n_all */
+    uint32_t *n_head, *n_kv, *ff;
+    uint8_t *is_swa, *is_recr;
+} rd;
+
+static const char *key(rd *r, const char *suffix)
+{
+    snprintf(r->key, sizeof r->key, "%s.%s", r->arch, suffix);
+    return r->key;
+}
+
+static void fact(kvp_model *m, const char *name, int64_t value, const char *source)
+{
+    if (m->n_facts >= sizeof m->facts / sizeof m->facts[0])
+        return;
+    kvp_fact *f = &m->facts[m->n_facts++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->value = value;
+    snprintf(f->source, sizeof f->source, "%s", source);
+}
+
+/* ---- typed access to the metadata ------------------------------------------ */
+
+/* An integer key "<arch>.suffix"; absent: dflt.  *found says which. */
+static int get_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out, int *found)
+{
+    const char *k = key(r, suffix);
+    *found = gguf_find(r->f, k) != NULL;
+    if (!*found) {
+        *out = dflt;
+        return 0;
+    }
+    if (gguf_get_uint(r->f, k, out) || *out > hi)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be an integer in [0, %llu]", r->path, k,
+                        (unsigned long long)hi);
+    return 0;
+}
+
+static int opt_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out)
+{
+    int found;
+    return get_u(r, suffix, dflt, hi, out, &found);
+}
+
+static int need_u(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
+{
+    int found;
+    if (get_u(r, suffix, 0, hi, out, &found))
+        return -1;
+    return found ? 0 : kvp_fail(r->err, KVP_EINPUT, "%s: missing required key %s", r->path,
+                                key(r, suffix));
+}
+
+/* A per-layer key, as llama.cpp's get_key_or_arr reads it: a scalar for
+ * every layer or an array of one value per layer (n_all).  Absent: vals
+ * are left alone and *found is 0. */
+static int get_layers(rd *r, const char *suffix, uint64_t hi, uint32_t *vals, int *found)
+{
+    const char *k = key(r, suffix);
+    const gguf_kv *kv = gguf_find(r->f, k);
+    uint64_t v;
+    *found = kv != NULL;
+    if (!kv)
+        return 0;
+    if (kv->type != GGUF_ARRAY) {
+        if (gguf_get_uint(r->f, k, &v) || v > hi)
+            return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be an integer in [0, %llu]", r->path,
+                            k, (unsigned long long)hi);
+        for (uint32_t i = 0; i < r->n_all; i++)
+            vals[i] = (uint32_t)v;
+        return 0;
+    }
+    if (kv->arr_n != r->n_all)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: %s has %llu entries for %u layers", r->path, k,
+                        (unsigned long long)kv->arr_n, r->n_all);
+    for (uint32_t i = 0; i < r->n_all; i++) {
+        if (gguf_arr_uint(kv, i, &v) || v > hi)
+            return kvp_fail(r->err, KVP_EINPUT, "%s: %s[%u] must be an integer in [0, %llu]",
+                            r->path, k, i, (unsigned long long)hi);
+        vals[i] = (uint32_t)v;
+    }
+    return 0;
+}
+
+/* The first non-zero value of a per-layer key (expert counts and FFN
+ * widths kept for twins, which llama.cpp may store per layer). */
+static int first_nonzero(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
+{
+    uint32_t *tmp = calloc(r->n_all, sizeof *tmp);
+    int found;
+    *out = 0;
+    if (!tmp)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: out of memory", r->path);
+    int rc = get_layers(r, suffix, hi, tmp, &found);
+    for (uint32_t i = 0; rc == 0 && i < r->n_all && !*out; i++)
+        *out = tmp[i];
+    free(tmp);
+    return rc;
+}
+
+/* ---- which layers slide, which are recurrent -------------------------------- */
+
+/* llama_model_base::load_swa_pattern: a bool array, else a period key,
+ * else the architecture's default period. */
+static int swa_pattern(rd *r)
+{
+    uint32_t period = r->a->swa_period, n = r->m->n_layers;
+    const char *k = key(r, "attention.sliding_window_pattern");
+    const gguf_kv *kv = gguf_find(r->f, k);
+    uint64_t v;
+    if (kv && kv->type == GGUF_ARRAY) {
+        for (uint64_t i = 0; i < kv->arr_n && i < n; i++) {
+            if (gguf_arr_uint(kv, i, &v))
+                return kvp_fail(r->err, KVP_EINPUT, "%s: %s[%llu] is not a bool", r->path, k,
+                                (unsigned long long)i);
+            r->is_swa[i] = v != 0;
+        }
+        return 0;
+    }
+    if (kv) {
+        if (gguf_get_uint(r->f, k, &v) || v > KVP_MAX_LAYERS)
+            return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be a layer period", r->path, k);
+        period = (uint32_t)v;
+    }
+    for (uint32_t il = 0; il < n; il++)
+        r->is_swa[il] = (uint8_t)twin_swa_by_period(il, period, r->a->dense_first);
+    return 0;
+}
+
+static int swa_layers(rd *r)
+{
+    const twin_arch *a = r->a;
+    int found;
+    if (a->swa == SWA_NONE)
+        return 0;
+    if (get_u(r, "attention.sliding_window", a->swa_default, KVP_MAX_TOKENS, &r->n_swa, &found))
+        return -1;
+    switch (a->swa) {
+    case SWA_PERIOD:
+        if (!found && !a->swa_default)
+            return kvp_fail(r->err, KVP_EINPUT, "%s: missing required key %s", r->path,
+                            key(r, "attention.sliding_window"));
+        return swa_pattern(r);
+    case SWA_PERIOD_IF_KEY:
+        return r->n_swa ? swa_pattern(r) : 0;
+    case SWA_CHUNKED:
+        /* llama.cpp hard-codes the chunk; a zero key switches it off */
+        if (found && r->n_swa == 0)
+            return 0;
+        r->n_swa = a->swa_default;
+        return swa_pattern(r);
+    case SWA_ATTN_IF_KEY:
+        for (uint32_t il = 0; r->n_swa && il < r->m->n_layers; il++)
+            r->is_swa[il] = !r->is_recr[il];
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* The hybrid filters of llama_model::create_memory. */
+static int recurrent_layers(rd *r)
+{
+    uint32_t n = r->m->n_layers;
+    uint64_t interval;
+    int found;
+    switch (r->a->recr) {
+    case RECR_NONE: return 0;
+    case RECR_ALL:
+    case RECR_BOTH: memset(r->is_recr, 1, n); return 0;
+    case RECR_KV0:
+        for (uint32_t i = 0; i < n; i++)
+            r->is_recr[i] = r->n_kv[i] == 0;
+        return 0;
+    case RECR_KV0_FF0:
+        for (uint32_t i = 0; i < n; i++)
+            r->is_recr[i] = r->n_kv[i] == 0 && r->ff[i] == 0;
+        return 0;
+    case RECR_INTERVAL: {
+        uint32_t *v = calloc(r->n_all, sizeof *v);
+        if (!v)
+            return kvp_fail(r->err, KVP_EINPUT, "%s: out of memory", r->path);
+        if (get_layers(r, "attention.recurrent_layers", 1, v, &found)) {
+            free(v);
+            return -1;
+        }
+        if (!found && opt_u(r, "full_attention_interval", 4, KVP_MAX_LAYERS, &interval)) {
+            free(v);
+            return -1;
+        }
+        if (!found && interval == 0) {
+            free(v);
+            return kvp_fail(r->err, KVP_EINPUT, "%s: %s must not be 0", r->path,
+                            key(r, "full_attention_interval"));
+        }
+        for (uint32_t i = 0; i < n; i++)
+            r->is_recr[i] = found ? v[i] != 0 : (i + 1) % interval != 0;
+        free(v);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* ---- layer shapes ------------------------------------------------------------ */
+
+/* The recurrent state in kvplan's common form: conv (d_conv-1) x (d_inner +
+ * 2 n_group d_state), SSM d_inner x d_state, always f32 in llama.cpp. */
+static int state_shape(rd *r, kvp_layer *st)
+{
+    uint64_t conv = 0, inner = 0, state = 0, groups = 0, shift;
+    switch (r->a->state) {
+    case STATE_SSM:
+        if (need_u(r, "ssm.conv_kernel", 1024, &conv) ||
+            need_u(r, "ssm.inner_size", 1ull << 32, &inner) ||
+            need_u(r, "ssm.state_size", KVP_MAX_DIM, &state) ||
+            opt_u(r, "ssm.group_count", 0, KVP_MAX_HEADS, &groups))
+            return -1;
+        fact(r->m, "d_inner", (int64_t)inner, "ssm.inner_size");
+        break;
+    case STATE_SHORTCONV:
+        if (need_u(r, "shortconv.l_cache", 1024, &conv))
+            return -1;
+        inner = r->m->hidden_size; /* the conv runs over n_embd channels */
+        fact(r->m, "d_inner", (int64_t)inner, "embedding_length (LFM2 short conv)");
+        break;
+    case STATE_RWKV:
+        if (opt_u(r, "token_shift_count", 2, 64, &shift) ||
+            need_u(r, "wkv.head_size", KVP_MAX_DIM, &state))
+            return -1;
+        conv = shift + 1; /* token_shift_count x n_embd = (d_conv - 1) x d_inner */
+        inner = r->m->hidden_size;
+        break;
+    default:
+        return 0;
+    }
+    if (conv == 0 || inner == 0)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: the recurrent state of %s has no size", r->path,
+                        r->arch);
+    st->d_conv = (uint32_t)conv;
+    st->d_inner = inner;
+    st->d_state = (uint32_t)state;
+    st->n_group = (uint32_t)groups;
+    st->conv_dtype = st->ssm_dtype = KVP_F32;
+    return 0;
+}
+
+typedef struct head_dims {
+    uint64_t k, v, k_swa, v_swa, k_mla, v_mla;
+} head_dims;
+
+static int read_head_dims(rd *r, head_dims *h)
+{
+    uint32_t h0 = r->n_head[0];
+    uint64_t dflt = h0 ? r->m->hidden_size / h0 : 0;
+    h->k_mla = h->v_mla = 0;
+    if (opt_u(r, "attention.key_length", dflt, KVP_MAX_DIM, &h->k) ||
+        opt_u(r, "attention.value_length", dflt, KVP_MAX_DIM, &h->v) ||
+        opt_u(r, "attention.key_length_swa", h->k, KVP_MAX_DIM, &h->k_swa) ||
+        opt_u(r, "attention.value_length_swa", h->v, KVP_MAX_DIM, &h->v_swa))
+        return -1;
+    if (r->a->mla && (opt_u(r, "attention.key_length_mla", 0, KVP_MAX_DIM, &h->k_mla) ||
+                      opt_u(r, "attention.value_length_mla", 0, KVP_MAX_DIM, &h->v_mla)))
+        return -1;
+    if (!h0)
+        h->k = h->v = h->k_swa = h->v_swa = 0; /* llama.cpp: no heads, no head size */
+    return 0;
+}
+
+static int is_attention(const rd *r, uint32_t il)
+{
+    switch (r->a->recr) {
+    case RECR_ALL: return 0;
+    case RECR_KV0_FF0: return r->n_kv[il] > 0 && r->ff[il] == 0;
+    case RECR_BOTH: return 1;
+    default: return !r->is_recr[il];
+    }
+}
+
+static void attention_layer(rd *r, uint32_t il, const head_dims *h, kvp_layer *L)
+{
+    int swa = r->is_swa[il];
+    L->n_head = r->n_head[il];
+    L->n_kv_heads = r->n_kv[il];
+    L->head_dim_k = (uint32_t)(swa ? h->k_swa : h->k);
+    L->head_dim_v = (uint32_t)(swa ? h->v_swa : h->v);
+    L->window = swa ? (uint32_t)(r->n_swa > UINT32_MAX ? UINT32_MAX : r->n_swa) : 0;
+    L->kind = swa ? (r->a->swa == SWA_CHUNKED ? KVP_LAYER_CHUNKED : KVP_LAYER_SLIDING)
+                  : KVP_LAYER_FULL;
+    if (h->k_mla && h->v_mla) {
+        /* only the latent is cached: key_length = kv_lora_rank + rope */
+        L->kind = KVP_LAYER_MLA;
+        L->head_dim_v = 0;
+        L->mla_heads = L->n_head;
+        L->mla_k_head_dim = (uint32_t)h->k_mla;
+        L->mla_v_head_dim = (uint32_t)h->v_mla;
+    }
+    int32_t from = r->a->kv_from_start;
+    if (from >= 0 && il >= (uint32_t)from) {
+        /* create_memory: reuse(il) = n_layer_kv_from_start - (swa ? 2 : 1);
+         * the layer keeps its shape so the runtime knows whether it slid */
+        L->kind = KVP_LAYER_SHARED;
+        L->shared_from = from - (swa ? 2 : 1);
+    }
+}
+
+static int build_layers(rd *r)
+{
+    head_dims h;
+    kvp_layer state = {0};
+    kvp_model *m = r->m;
+    if (read_head_dims(r, &h) || state_shape(r, &state))
+        return -1;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        kvp_layer *L = &m->layers[il];
+        L->shared_from = -1;
+        L->kind = KVP_LAYER_NONE;
+        if (is_attention(r, il))
+            attention_layer(r, il, &h, L);
+        if (r->is_recr[il]) {
+            if (r->a->recr != RECR_BOTH)
+                L->kind = r->a->recr_kind;
+            L->d_conv = state.d_conv;
+            L->d_inner = state.d_inner;
+            L->d_state = state.d_state;
+            L->n_group = state.n_group;
+            L->conv_dtype = state.conv_dtype;
+            L->ssm_dtype = state.ssm_dtype;
+        }
+        if (!m->n_heads && L->kind != KVP_LAYER_NONE && L->kind != KVP_LAYER_SHARED)
+            m->n_heads = L->n_head;
+    }
+    if (h.k_mla && h.v_mla) {
+        fact(m, "head_dim (latent)", (int64_t)h.k, "attention.key_length (kv_lora_rank + rope)");
+        fact(m, "mla k head dim", (int64_t)h.k_mla, "attention.key_length_mla");
+        fact(m, "mla v head dim", (int64_t)h.v_mla, "attention.value_length_mla");
+    } else if (h.k) {
+        fact(m, "head_dim", (int64_t)h.k, "attention.key_length (or embedding_length / heads)");
+    }
+    if (r->n_swa && r->a->swa != SWA_NONE)
+        fact(m, "sliding_window", (int64_t)r->n_swa,
+             r->a->swa == SWA_CHUNKED ? "llama.cpp's fixed Llama 4 chunk" :
+                                        "attention.sliding_window");
+    return 0;
+}
+
+/* ---- the model as a whole ------------------------------------------------------ */
+
+static int read_heads(rd *r)
+{
+    int found, kv_found;
+    if (get_layers(r, "attention.head_count", KVP_MAX_HEADS, r->n_head, &found))
+        return -1;
+    memcpy(r->n_kv, r->n_head, r->n_all * sizeof *r->n_kv); /* MHA unless told */
+    if (get_layers(r, "attention.head_count_kv", KVP_MAX_HEADS, r->n_kv, &kv_found) ||
+        get_layers(r, "feed_forward_length", 1ull << 32, r->ff, &found))
+        return -1;
+    fact(r->m, "num_key_value_heads", r->n_kv[0],
+         kv_found ? "attention.head_count_kv (layer 0)"
+                  : "attention.head_count_kv absent: = attention.head_count (MHA)");
+    return 0;
+}
+
+/* Dimensions that do not change the cache, kept for shape twins. */
+static int read_twin_dims(rd *r)
+{
+    kvp_model *m = r->m;
+    uint64_t v;
+    const gguf_kv *tokens = gguf_find(r->f, "tokenizer.ggml.tokens");
+    uint64_t n_tokens = tokens && tokens->type == GGUF_ARRAY ? tokens->arr_n : 0;
+    if (opt_u(r, "vocab_size", n_tokens, 1ull << 32, &m->n_vocab) ||
+        first_nonzero(r, "feed_forward_length", 1ull << 32, &m->n_ff) ||
+        first_nonzero(r, "expert_feed_forward_length", 1ull << 32, &m->n_ff_exp) ||
+        opt_u(r, "expert_shared_feed_forward_length", 0, 1ull << 32, &m->n_ff_shexp) ||
+        opt_u(r, "expert_count", 0, KVP_MAX_DIM, &v))
+        return -1;
+    m->n_expert = (uint32_t)v;
+    if (first_nonzero(r, "expert_used_count", KVP_MAX_DIM, &v))
+        return -1;
+    m->n_expert_used = (uint32_t)v;
+    if (opt_u(r, "expert_shared_count", 0, KVP_MAX_DIM, &v))
+        return -1;
+    m->n_expert_shared = (uint32_t)v;
+    if (opt_u(r, "leading_dense_block_count", 0, KVP_MAX_LAYERS, &v))
+        return -1;
+    m->n_layer_dense_lead = (uint32_t)v;
+    if (opt_u(r, "attention.q_lora_rank", 0, KVP_MAX_DIM, &v))
+        return -1;
+    m->q_lora_rank = (uint32_t)v;
+    if (opt_u(r, "rope.dimension_count", 0, KVP_MAX_DIM, &v))
+        return -1;
+    m->n_rot = (uint32_t)v;
+    if (r->a->mla) {
+        /* the twin writer needs the latent split into rank and rope */
+        if (opt_u(r, "attention.kv_lora_rank", 0, KVP_MAX_DIM, &v))
+            return -1;
+        if (v)
+            fact(m, "kv_lora_rank", (int64_t)v, "attention.kv_lora_rank");
+        if (m->n_rot)
+            fact(m, "qk_rope_head_dim", m->n_rot, "rope.dimension_count");
+    }
+    return 0;
+}
+
+/* general.file_type (llama_ftype) as the closest kvplan dtype. */
+static kvp_dtype file_dtype(const gguf_file *f)
+{
+    uint64_t t;
+    if (gguf_get_uint(f, "general.file_type", &t))
+        return KVP_F16;
+    switch (t) {
+    case 0: return KVP_F32;
+    case 2: return KVP_Q4_0;
+    case 3: return KVP_Q4_1;
+    case 7: return KVP_Q8_0;
+    case 8: return KVP_Q5_0;
+    case 9: return KVP_Q5_1;
+    case 32: return KVP_BF16;
+    default: return KVP_F16;
+    }
+}
+
+static int identify(rd *r)
+{
+    kvp_model *m = r->m;
+    if (gguf_get_str(r->f, "general.architecture", r->arch, sizeof r->arch) || !r->arch[0])
+        return kvp_fail(r->err, KVP_EINPUT, "%s: no general.architecture in the GGUF metadata",
+                        r->path);
+    if (!(r->a = twin_arch_find(r->arch)))
+        return kvp_fail(r->err, KVP_EINPUT,
+                        "%s: unknown architecture \"%s\" (kvplan reads GGUF files of: %s)",
+                        r->path, r->arch, twin_arch_list(0));
+    snprintf(m->arch, sizeof m->arch, "%s", r->arch);
+    snprintf(m->gguf_arch, sizeof m->gguf_arch, "%s", r->arch);
+    snprintf(m->family, sizeof m->family, "%s", r->a->family);
+    snprintf(m->source, sizeof m->source, "%s", r->path);
+    snprintf(m->note, sizeof m->note, "GGUF metadata, read as llama.cpp v0.5.0 reads it");
+    if (gguf_get_str(r->f, "general.name", m->name, sizeof m->name) || !m->name[0]) {
+        const char *base = strrchr(r->path, '/');
+        snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : r->path);
+    }
+    m->dtype = file_dtype(r->f);
+    return 0;
+}
+
+static int read_sizes(rd *r)
+{
+    kvp_model *m = r->m;
+    uint64_t all, nextn;
+    if (need_u(r, "block_count", KVP_MAX_LAYERS, &all) ||
+        opt_u(r, "nextn_predict_layers", 0, KVP_MAX_LAYERS, &nextn) ||
+        opt_u(r, "embedding_length", 0, 1ull << 24, &m->hidden_size) ||
+        opt_u(r, "context_length", 0, KVP_MAX_TOKENS, &m->max_position))
+        return -1;
+    if (all == 0 || nextn >= all)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: %s = %llu with %llu nextn layers leaves no trunk",
+                        r->path, key(r, "block_count"), (unsigned long long)all,
+                        (unsigned long long)nextn);
+    r->n_all = (uint32_t)all;
+    m->n_layers = (uint32_t)(all - nextn);
+    m->n_layer_nextn = (uint32_t)nextn;
+    fact(m, "layers", m->n_layers, nextn ? "block_count - nextn_predict_layers" : "block_count");
+    if (m->hidden_size)
+        fact(m, "hidden_size", (int64_t)m->hidden_size, "embedding_length");
+    if (m->max_position)
+        fact(m, "max_position_embeddings", (int64_t)m->max_position, "context_length");
+    return 0;
+}
+
+static int alloc_layers(rd *r)
+{
+    r->m->layers = calloc(r->m->n_layers, sizeof *r->m->layers);
+    r->n_head = calloc(r->n_all, sizeof *r->n_head);
+    r->n_kv = calloc(r->n_all, sizeof *r->n_kv);
+    r->ff = calloc(r->n_all, sizeof *r->ff);
+    r->is_swa = calloc(r->n_all, 1);
+    r->is_recr = calloc(r->n_all, 1);
+    if (!r->m->layers || !r->n_head || !r->n_kv || !r->ff || !r->is_swa || !r->is_recr)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: out of memory for %u layers", r->path, r->n_all);
+    return 0;
+}
+
+static void rd_free(rd *r)
+{
+    free(r->n_head);
+    free(r->n_kv);
+    free(r->ff);
+    free(r->is_swa);
+    free(r->is_recr);
+}
 
 int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
 {
-    (void)out;
-    return kvp_fail(err, KVP_EINPUT, "%s: GGUF input is not supported yet", path);
+    gguf_file *f;
+    if (gguf_read(path, &f, err))
+        return -1;
+    kvp_model *m = calloc(1, sizeof *m);
+    rd r = {.f = f, .path = path, .err = err, .m = m};
+    int rc = !m ? kvp_fail(err, KVP_EINPUT, "%s: out of memory", path)
+                : identify(&r) || read_sizes(&r) || alloc_layers(&r) || read_heads(&r) ||
+                          recurrent_layers(&r) || swa_layers(&r) || build_layers(&r) ||
+                          read_twin_dims(&r)
+                      ? -1 : 0;
+    rd_free(&r);
+    gguf_free(f);
+    if (rc) {
+        kvp_model_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
 }

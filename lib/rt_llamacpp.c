@@ -87,6 +87,17 @@ static int honours_swa(const kvp_model *m)
     return 0;
 }
 
+/* Architectures whose llama.cpp graph assumes a sliding-window cache exists
+ * (it asserts when none does). */
+static int needs_swa(const kvp_model *m)
+{
+    static const char *const archs[] = {"gemma2", "gpt-oss", "cohere2", "gemma3n", NULL};
+    for (const char *const *a = archs; *a; a++)
+        if (strcmp(m->gguf_arch, *a) == 0)
+            return 1;
+    return 0;
+}
+
 static int is_attention(kvp_layer_kind k)
 {
     return k == KVP_LAYER_FULL || k == KVP_LAYER_SLIDING || k == KVP_LAYER_CHUNKED ||
@@ -213,9 +224,9 @@ static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
         uint64_t k, v = 0, per, kb, vb;
         if (!is_attention(L->kind) || is_swa(m, il) != swa)
             continue;
-        c->layers++;
         if (L->kind == KVP_LAYER_SHARED)
-            continue; /* reuses another layer's tensors */
+            continue; /* reuses another layer's tensors: not one of this cache's layers */
+        c->layers++;
         if (row_bytes(m, p->type_k, (uint64_t)L->n_kv_heads * L->head_dim_k, il, err, &k))
             return -1;
         if (L->kind != KVP_LAYER_MLA &&
@@ -247,6 +258,9 @@ static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_res
     }
     if (!any_attn)
         return 0;
+    if (!any_swa && needs_swa(m))
+        return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s architecture expects sliding-window "
+                        "layers and aborts on a model without any", m->name, m->gguf_arch);
     r->swa_full = p->swa_full && any_swa;
     if (build_cache(m, p, r, 0, r->n_ctx_seq, err))
         return -1;

@@ -76,5 +76,6 @@ int cmd_show(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_twin(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const char usage[] =
     "  show MODEL             architecture card: layer kinds, bytes/token, state, provenance\n"
     "  mem MODEL [options]    memory for a context length and settings\n"
     "  compare MODEL...       several models, runtimes and lengths in one table\n"
+    "  twin MODEL -o OUT      sparse shape-twin GGUF (real shapes, no weights) for llama.cpp\n"
     "\n"
     "MODEL is a catalog name (qwen3-8b), a config.json, a directory holding one, or an\n"
     "org/name repo id in the local Hugging Face cache.\n"
@@ -33,7 +34,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"models", cmd_models}, {"show", cmd_show}, {"mem", cmd_mem}, {"compare", cmd_compare}};
+    } cmds[] = {{"models", cmd_models}, {"show", cmd_show}, {"mem", cmd_mem}, {"compare", cmd_compare},
+                   {"twin", cmd_twin}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

@@ -327,25 +327,29 @@ explain() {
 # DIR/out, "pass fail skip" to DIR/count.
 run_model() {
     t=$1
-    local m=$2 gguf="" arch s i pass=0 fail=0 skip=0 kf bad srcs aborted alloc
+    local m=$2 gguf="" arch s i pass=0 fail=0 skip=0 kf bad srcs aborted alloc name
     krcs=()
     exec >"$t/out"
+    # a config path (relative to the repository) is named by its file
+    name=${m##*/}
+    name=${name%.json}
+    case $m in */*) [ "${m#/}" != "$m" ] || m=$root/$m ;; esac
     # the twin
-    if [ -n "$twins" ] && [ -f "$twins/$m.gguf" ]; then
-        gguf=$twins/$m.gguf
-    elif "$KVPLAN" twin "$m" -o "$WORK/twins/$m.gguf" --kv-only --force >/dev/null 2>"$t/twin.err"; then
-        gguf=$WORK/twins/$m.gguf
+    if [ -n "$twins" ] && [ -f "$twins/$name.gguf" ]; then
+        gguf=$twins/$name.gguf
+    elif "$KVPLAN" twin "$m" -o "$WORK/twins/$name.gguf" --kv-only --force >/dev/null 2>"$t/twin.err"; then
+        gguf=$WORK/twins/$name.gguf
     fi
     if [ -z "$gguf" ]; then
-        row "$m" - "(all ${#settings[@]} settings)" "FAIL: no twin"
-        detail "kvplan twin $m -o $WORK/twins/$m.gguf --kv-only --force: $(head -1 "$t/twin.err")"
+        row "$name" - "(all ${#settings[@]} settings)" "FAIL: no twin"
+        detail "kvplan twin $m -o $WORK/twins/$name.gguf --kv-only --force: $(head -1 "$t/twin.err")"
         echo "0 ${#settings[@]} 0" >"$t/count"
         return
     fi
     # the GGUF must load before any setting can be judged
     if ! "$probe" "$gguf" --n-ctx 256 --mode "$mode" >"$t/p.out" 2>"$t/p.err" &&
        grep -q 'could not load the model' "$t/p.err"; then
-        row "$m" - "(all ${#settings[@]} settings)" "FAIL: llama.cpp cannot load the twin $gguf"
+        row "$name" - "(all ${#settings[@]} settings)" "FAIL: llama.cpp cannot load the twin $gguf"
         grep -v '^probe:' "$t/p.err" | tail -3 | sed 's/^/    /'
         echo "0 ${#settings[@]} 0" >"$t/count"
         return
@@ -378,7 +382,7 @@ run_model() {
             [ "$mode" = noalloc ] || alloc=${kf[3]:-0}
             if [ "$alloc" -gt "$MAX_ALLOC" ]; then
                 skip=$((skip + 1))
-                row "$m" "$arch" "$s" "skip: allocates $((alloc >> 20)) MiB"
+                row "$name" "$arch" "$s" "skip: allocates $((alloc >> 20)) MiB"
                 continue
             fi
         fi
@@ -397,12 +401,12 @@ run_model() {
                 prc=0
             else
                 fail=$((fail + 1))
-                row "$m" "$arch" "$s" "FAIL: llama.cpp aborts before sizing its memory"
+                row "$name" "$arch" "$s" "FAIL: llama.cpp aborts before sizing its memory"
                 detail "$aborted"
                 continue
             fi ;;
         *)  fail=$((fail + 1))
-            row "$m" "$arch" "$s" "FAIL: probe exit $prc"
+            row "$name" "$arch" "$s" "FAIL: probe exit $prc"
             tail -3 "$t/p.err" | sed 's/^/    /'
             continue ;;
         esac
@@ -413,20 +417,20 @@ run_model() {
         if [ ${#bad[@]} = 0 ]; then
             pass=$((pass + 1))
             if [ "$prc" != 0 ]; then
-                row "$m" "$arch" "$s" "match (both refuse)"
+                row "$name" "$arch" "$s" "match (both refuse)"
                 [ $verbose = 0 ] ||
                     detail "llama.cpp: $(grep -v '^probe:' "$t/p.err" | tail -1)" "kvplan:    $(head -1 "$t/k0.err")"
             elif [ -n "$aborted" ]; then
-                row "$m" "$arch" "$s" "match (then llama.cpp aborts)"
+                row "$name" "$arch" "$s" "match (then llama.cpp aborts)"
                 detail "llama.cpp aborted after sizing its memory: $aborted"
                 [ $verbose = 0 ] || sed 's/^/    /' "$t/l"
             else
-                row "$m" "$arch" "$s" match
+                row "$name" "$arch" "$s" match
                 [ $verbose = 0 ] || sed 's/^/    /' "$t/l"
             fi
         else
             fail=$((fail + 1))
-            row "$m" "$arch" "$s" DIFF
+            row "$name" "$arch" "$s" DIFF
             [ -z "$aborted" ] || detail "llama.cpp aborted after sizing its memory: $aborted"
             explain "${bad[@]}"
         fi

@@ -1,0 +1,165 @@
+/* twin.h - llama.cpp's per-architecture facts, shared by the GGUF model
+ * reader (gguf_model.c) and the shape-twin writer (twin*.c).
+ *
+ * Both sides must agree on how llama.cpp turns GGUF metadata into layer
+ * kinds: which layers slide (load_swa_pattern and the arch's default
+ * period), which are recurrent (the hybrid filters of create_memory), which
+ * read the MLA keys, and which reuse another layer's cache.  Keeping those
+ * rules in one table (twin_arch.c) means a twin written here reads back as
+ * the model it came from, and both match what llama.cpp v0.5.0 does
+ * (shared/reference/llamacpp-kv-rules.md sections 5 to 8). */
+#ifndef KVP_TWIN_H
+#define KVP_TWIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gguf.h"
+#include "kvp_int.h"
+
+/* How is_swa(il) is derived (reference section 5). */
+typedef enum twin_swa_rule {
+    SWA_NONE,         /* no sliding window, whatever the metadata says */
+    SWA_PERIOD,       /* load_swa_pattern(period, dense_first) */
+    SWA_PERIOD_IF_KEY,/* the same, only when attention.sliding_window > 0 */
+    SWA_CHUNKED,      /* Llama 4: chunked 8192 unless sliding_window == 0 */
+    SWA_ATTN_IF_KEY,  /* LFM2: every attention layer when sliding_window > 0 */
+} twin_swa_rule;
+
+/* Which layers are recurrent (reference section 7, hybrid filters). */
+typedef enum twin_recr_rule {
+    RECR_NONE,
+    RECR_ALL,         /* mamba, mamba2, rwkv: every layer */
+    RECR_KV0,         /* jamba, granitehybrid, lfm2: head_count_kv(il) == 0 */
+    RECR_KV0_FF0,     /* nemotron_h: head_count_kv == 0 and feed_forward_length == 0 */
+    RECR_INTERVAL,    /* GDN: recurrent_layers, else (i+1) % full_attention_interval */
+    RECR_BOTH,        /* falcon-h1: every layer is attention and Mamba2 */
+} twin_recr_rule;
+
+/* Which GGUF keys carry the recurrent state (reference section 7). */
+typedef enum twin_state_form {
+    STATE_NONE,
+    STATE_SSM,        /* ssm.conv_kernel / inner_size / state_size / group_count */
+    STATE_SHORTCONV,  /* LFM2: conv of shortconv.l_cache over n_embd, no SSM state */
+    STATE_RWKV,       /* token_shift_count x n_embd, n_embd x wkv.head_size */
+} twin_state_form;
+
+typedef struct twin_ctx twin_ctx;
+
+typedef struct twin_arch {
+    const char *gguf;           /* general.architecture, as in src/llama-arch.cpp */
+    const char *family;         /* kvplan's rule-set name (lib/arch.c) */
+    twin_swa_rule swa;
+    uint8_t swa_period, dense_first;
+    uint32_t swa_default;       /* n_swa when the key is absent; 0: the key is required */
+    twin_recr_rule recr;
+    twin_state_form state;
+    kvp_layer_kind recr_kind;   /* KVP_LAYER_MAMBA or KVP_LAYER_LINEAR */
+    uint8_t mla;                /* reads attention.key_length_mla / value_length_mla */
+    uint8_t embd_tied;          /* n_embd is pinned by other shapes: --kv-only keeps it */
+    int32_t kv_from_start;      /* layers >= this reuse an earlier cache; -1: none */
+    /* writes the metadata that only this architecture reads; NULL: none */
+    void (*meta)(twin_ctx *t);
+    /* writes the tensor list of load_arch_tensors; NULL: reader only */
+    void (*tensors)(twin_ctx *t);
+} twin_arch;
+
+const twin_arch *twin_arch_find(const char *gguf_name);
+/* The llama.cpp architecture for a model: gguf_arch when set, else mapped
+ * from the config's model_type.  NULL when llama.cpp has none. */
+const char *twin_gguf_name(const kvp_model *m);
+/* Space-separated list of the architectures kvplan can write twins of. */
+const char *twin_arch_list(int writable_only);
+
+/* Layer il of a model with n_layer trunk layers slides under period p. */
+int twin_swa_by_period(uint32_t il, uint32_t period, int dense_first);
+
+/* ---- the twin being written ------------------------------------------------ */
+
+/* Everything the metadata and tensor writers need, resolved once from the
+ * kvp_model (twin_plan.c): the shapes as llama.cpp will read them, with the
+ * --kv-only shrinking already applied. */
+struct twin_ctx {
+    const kvp_model *m;
+    const twin_arch *a;
+    gguf_writer *w;
+    int kv_only;
+    char key[160];              /* scratch for "<arch>.<suffix>" */
+    uint32_t n_layer;
+    uint64_t n_embd, n_vocab, n_ff, n_ff_exp, n_ff_shexp;
+    uint32_t n_expert, n_expert_used, n_expert_shared, n_dense_lead;
+    uint32_t n_rot;
+    /* attention, the values llama.cpp keeps globally */
+    uint32_t n_head0, n_kv0, hk, hv, hk_swa, hv_swa, n_swa;
+    /* MLA */
+    uint32_t kv_lora_rank, q_lora_rank, mla_rope, mla_k, mla_v;
+    /* recurrent state, shared by every recurrent layer */
+    uint32_t d_conv, d_state, n_group, dt_rank;
+    uint64_t d_inner;
+    /* per layer */
+    uint32_t *n_head, *n_kv, *lhk, *lhv;
+    uint64_t *ff;               /* per-layer FFN width (nemotron_h MLP layers) */
+    uint8_t *is_attn, *is_swa, *is_recr;
+    uint32_t *tmp;              /* n_layer scratch values for per-layer keys */
+    /* tensor bytes written so far (the data section, unpadded) */
+    uint64_t bytes;
+};
+
+/* twin_plan.c: fills t from m; 0 or -1 with err set. */
+int twin_plan(twin_ctx *t, const kvp_model *m, const twin_arch *a, int kv_only, kvp_error *err);
+void twin_plan_free(twin_ctx *t);
+
+/* twin_meta.c: the metadata every architecture shares, then a->meta. */
+void twin_meta(twin_ctx *t);
+/* "<arch>.<suffix>" in t->key */
+const char *twin_key(twin_ctx *t, const char *suffix);
+
+/* twin_tensors.c: one tensor; name may hold one %d (the layer, il >= 0).
+ * 1-D tensors and those marked f32 are F32, the rest F16. */
+void twin_tensor(twin_ctx *t, int il, const char *name, int f32, uint64_t ne0, uint64_t ne1,
+                 uint64_t ne2);
+/* Building blocks most architectures share (twin_tensors.c). */
+enum { TW_NO_OUTPUT, TW_OUTPUT };
+void twin_t_embd(twin_ctx *t, int output, const char *output_norm);
+void twin_t_norm(twin_ctx *t, int il, const char *name);
+void twin_t_qkvo(twin_ctx *t, int il, uint64_t q, uint64_t k, uint64_t v, uint64_t o_in);
+void twin_t_ffn(twin_ctx *t, int il, uint64_t ff);
+void twin_t_moe(twin_ctx *t, int il, uint64_t ff_exp);
+void twin_t_shexp(twin_ctx *t, int il, uint64_t ff_shexp);
+
+/* The per-architecture metadata (twin_meta.c) and tensor lists
+ * (twin_tensors*.c) the table refers to. */
+void twin_meta_qwen35(twin_ctx *t);
+void twin_meta_llama4(twin_ctx *t);
+void twin_meta_cohere2(twin_ctx *t);
+void twin_meta_deepseek2(twin_ctx *t);
+void twin_meta_lfm2(twin_ctx *t);
+void twin_meta_minimax_m2(twin_ctx *t);
+
+void twin_tensors_llama(twin_ctx *t);
+void twin_tensors_qwen2(twin_ctx *t);
+void twin_tensors_qwen3(twin_ctx *t);
+void twin_tensors_qwen3moe(twin_ctx *t);
+void twin_tensors_gemma2(twin_ctx *t);
+void twin_tensors_gemma3(twin_ctx *t);
+void twin_tensors_gemma3n(twin_ctx *t);
+void twin_tensors_cohere2(twin_ctx *t);
+void twin_tensors_gpt_oss(twin_ctx *t);
+void twin_tensors_llama4(twin_ctx *t);
+void twin_tensors_phi3(twin_ctx *t);
+void twin_tensors_olmo2(twin_ctx *t);
+void twin_tensors_glm4moe(twin_ctx *t);
+void twin_tensors_minimax_m2(twin_ctx *t);
+void twin_tensors_deepseek2(twin_ctx *t);
+void twin_tensors_qwen3next(twin_ctx *t);
+void twin_tensors_qwen35(twin_ctx *t);
+void twin_tensors_qwen35moe(twin_ctx *t);
+void twin_tensors_mamba(twin_ctx *t);
+void twin_tensors_mamba2(twin_ctx *t);
+void twin_tensors_jamba(twin_ctx *t);
+void twin_tensors_falcon_h1(twin_ctx *t);
+void twin_tensors_granitehybrid(twin_ctx *t);
+void twin_tensors_nemotron_h(twin_ctx *t);
+void twin_tensors_lfm2(twin_ctx *t);
+
+#endif
