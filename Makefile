@@ -2,8 +2,10 @@
 # needs nothing beyond build-essential and pkg-config; see README.md.
 #
 #   make            library (static + shared) and the kvplan tool, in build/
-#   make test       unit tests and data-driven CLI cases (tests/run.sh)
-#   make test SAN=1 the same under AddressSanitizer + UBSan (build-san/)
+#   make test       unit tests, data-driven CLI cases (tests/run.sh) and the
+#                   llama.cpp oracle (tests/oracle/run.sh: the real llama.cpp)
+#   make check      unit tests and cases only
+#   make check SAN=1  those under AddressSanitizer + UBSan (build-san/)
 #   make demo       the catalog table
 #   make install PREFIX=/usr/local
 
@@ -31,7 +33,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 MODELS  := $(wildcard data/models/*.json) data/models/catalog.list
 
-.PHONY: all test demo install clean
+.PHONY: all test check oracle demo install clean
 all: $(B)/kvplan $(B)/libkvplan.so
 
 $(B)/lib $(B)/src $(B)/tests $(B)/tools:
@@ -64,8 +66,10 @@ $(B)/kvplan: $(CLI_OBJ) $(B)/libkvplan.a
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libkvplan.a | $(B)/tests
 	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS)
 
-test: $(B)/kvplan $(UNIT_BIN)
+check: $(B)/kvplan $(UNIT_BIN)
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
+
+test: check oracle
 
 DEMO_MODELS := qwen3-8b mistral-7b-v0.3 gemma-3-4b-it gpt-oss-20b deepseek-v2-lite qwen3.5-9b
 
@@ -108,4 +112,4 @@ bench: $(B)/bench/bench_gguf
 	@BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/run.sh
 
 oracle: $(B)/kvplan
-	KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh
+	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh
