@@ -54,8 +54,8 @@ $(B)/lib/catalog_data.o: $(B)/lib/catalog_data.c
 $(B)/libkvplan.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
-$(B)/libkvplan.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) $(JANSSON_LIBS)
+$(B)/libkvplan.so: $(LIB_OBJ) lib/kvplan.map
+	$(CC) -shared -Wl,--version-script=lib/kvplan.map -o $@ $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIBS)
 
 $(B)/src/%.o: src/%.c src/*.h include/kvplan.h | $(B)/src
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -67,7 +67,7 @@ static void tensor(gguf_writer *w, const char *fmt, int layer, uint64_t ne0, uin
     char name[64];
     const uint64_t ne[] = {ne0, ne1};
     snprintf(name, sizeof name, fmt, layer);
-    gguf_w_tensor(w, name, ne1 ? 2 : 1, ne, type);
+    kvp_gguf_w_tensor(w, name, ne1 ? 2 : 1, ne, type);
 }
 
 static void qwen_tensors(gguf_writer *w)
@@ -107,35 +107,35 @@ static int write_twin(const char *path)
         snprintf(buf, sizeof buf, "%s %s", tok[i % 5000], tok[(i * 7 + 1) % N_VOCAB]);
         merges[i] = strdup(buf);
     }
-    gguf_writer *w = gguf_writer_new();
-    gguf_w_str(w, "general.architecture", "qwen2");
-    gguf_w_str(w, "general.name", "Qwen2.5 7B Instruct (bench twin)");
-    gguf_w_u32(w, "qwen2.block_count", N_LAYERS);
-    gguf_w_u32(w, "qwen2.context_length", 32768);
-    gguf_w_u32(w, "qwen2.embedding_length", 3584);
-    gguf_w_u32(w, "qwen2.feed_forward_length", 18944);
-    gguf_w_u32(w, "qwen2.attention.head_count", 28);
-    gguf_w_u32(w, "qwen2.attention.head_count_kv", 4);
-    gguf_w_f32(w, "qwen2.rope.freq_base", 1000000.0f);
-    gguf_w_f32(w, "qwen2.attention.layer_norm_rms_epsilon", 1e-6f);
-    gguf_w_u32(w, "general.file_type", 15);
-    gguf_w_str(w, "tokenizer.ggml.model", "gpt2");
-    gguf_w_str(w, "tokenizer.ggml.pre", "qwen2");
-    gguf_w_arr_str(w, "tokenizer.ggml.tokens", (const char *const *)tok, N_VOCAB);
-    gguf_w_arr_i32(w, "tokenizer.ggml.token_type", types, N_VOCAB);
-    gguf_w_arr_str(w, "tokenizer.ggml.merges", (const char *const *)merges, N_MERGES);
-    gguf_w_u32(w, "tokenizer.ggml.eos_token_id", 151645);
-    gguf_w_u32(w, "tokenizer.ggml.padding_token_id", 151643);
-    gguf_w_u32(w, "tokenizer.ggml.bos_token_id", 151643);
-    gguf_w_bool(w, "tokenizer.ggml.add_bos_token", 0);
-    gguf_w_str(w, "tokenizer.chat_template", "{% for m in messages %}{{ m.content }}{% endfor %}");
-    gguf_w_u32(w, "general.quantization_version", 2);
+    gguf_writer *w = kvp_gguf_writer_new();
+    kvp_gguf_w_str(w, "general.architecture", "qwen2");
+    kvp_gguf_w_str(w, "general.name", "Qwen2.5 7B Instruct (bench twin)");
+    kvp_gguf_w_u32(w, "qwen2.block_count", N_LAYERS);
+    kvp_gguf_w_u32(w, "qwen2.context_length", 32768);
+    kvp_gguf_w_u32(w, "qwen2.embedding_length", 3584);
+    kvp_gguf_w_u32(w, "qwen2.feed_forward_length", 18944);
+    kvp_gguf_w_u32(w, "qwen2.attention.head_count", 28);
+    kvp_gguf_w_u32(w, "qwen2.attention.head_count_kv", 4);
+    kvp_gguf_w_f32(w, "qwen2.rope.freq_base", 1000000.0f);
+    kvp_gguf_w_f32(w, "qwen2.attention.layer_norm_rms_epsilon", 1e-6f);
+    kvp_gguf_w_u32(w, "general.file_type", 15);
+    kvp_gguf_w_str(w, "tokenizer.ggml.model", "gpt2");
+    kvp_gguf_w_str(w, "tokenizer.ggml.pre", "qwen2");
+    kvp_gguf_w_arr_str(w, "tokenizer.ggml.tokens", (const char *const *)tok, N_VOCAB);
+    kvp_gguf_w_arr_i32(w, "tokenizer.ggml.token_type", types, N_VOCAB);
+    kvp_gguf_w_arr_str(w, "tokenizer.ggml.merges", (const char *const *)merges, N_MERGES);
+    kvp_gguf_w_u32(w, "tokenizer.ggml.eos_token_id", 151645);
+    kvp_gguf_w_u32(w, "tokenizer.ggml.padding_token_id", 151643);
+    kvp_gguf_w_u32(w, "tokenizer.ggml.bos_token_id", 151643);
+    kvp_gguf_w_bool(w, "tokenizer.ggml.add_bos_token", 0);
+    kvp_gguf_w_str(w, "tokenizer.chat_template", "{% for m in messages %}{{ m.content }}{% endfor %}");
+    kvp_gguf_w_u32(w, "general.quantization_version", 2);
     qwen_tensors(w);
     kvp_error err;
-    int rc = gguf_writer_write(w, path, 1, &err);
+    int rc = kvp_gguf_writer_write(w, path, 1, &err);
     if (rc)
         fprintf(stderr, "bench_gguf: %s\n", err.msg);
-    gguf_writer_free(w);
+    kvp_gguf_writer_free(w);
     for (unsigned i = 0; i < N_VOCAB; i++)
         free(tok[i]);
     for (unsigned i = 0; i < N_MERGES; i++)
@@ -153,11 +153,11 @@ static double time_kvplan(const char *path, int iters)
         gguf_file *f;
         kvp_error err;
         double t0 = now_ms();
-        if (gguf_read(path, &f, &err)) {
+        if (kvp_gguf_read(path, &f, &err)) {
             fprintf(stderr, "bench_gguf: %s\n", err.msg);
             exit(1);
         }
-        gguf_free(f);
+        kvp_gguf_free(f);
         if (i >= 0)
             t[i] = now_ms() - t0;
     }
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
     gguf_file *f;
     kvp_error err;
     struct stat st;
-    if (gguf_read(path, &f, &err) || stat(path, &st)) {
+    if (kvp_gguf_read(path, &f, &err) || stat(path, &st)) {
         fprintf(stderr, "bench_gguf: %s\n", err.msg);
         return 1;
     }
@@ -258,13 +258,13 @@ int main(int argc, char **argv)
            "header %.2f MiB, file %.2f GiB (sparse, %.2f MiB on disk)\n\n",
            (unsigned long long)f->n_kv, (unsigned long long)f->n_tensors,
            f->data_offset / 1048576.0, st.st_size / 1073741824.0, st.st_blocks * 512 / 1048576.0);
-    gguf_free(f);
+    kvp_gguf_free(f);
 
     enum { IT_KVP = 300, IT_LLAMA = 40 };
     double kvp = time_kvplan(path, IT_KVP);
     double llama = ggml ? time_llamacpp(ggml, path, IT_LLAMA) : -1;
     double nd = node ? time_node(node, path) : -1;
-    printf("  %-40s %9.3f ms  (median of %d)\n", "kvplan gguf_read", kvp, IT_KVP);
+    printf("  %-40s %9.3f ms  (median of %d)\n", "kvplan kvp_gguf_read", kvp, IT_KVP);
     if (llama > 0)
         printf("  %-40s %9.3f ms  (median of %d)\n", "llama.cpp gguf_init_from_file", llama, IT_LLAMA);
     else

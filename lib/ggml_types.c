@@ -43,20 +43,20 @@ static const ggml_type_info *lookup(uint32_t type)
     return type < N_TYPES && types[type].block ? &types[type] : NULL;
 }
 
-unsigned ggml_type_block(uint32_t type)
+unsigned kvp_ggml_type_block(uint32_t type)
 {
     const ggml_type_info *t = lookup(type);
     return t ? t->block : 0;
 }
 
-unsigned ggml_type_block_bytes(uint32_t type)
+unsigned kvp_ggml_type_block_bytes(uint32_t type)
 {
     const ggml_type_info *t = lookup(type);
     return t ? t->block_bytes : 0;
 }
 
 /* Never NULL, so a caller may print it for any id. */
-const char *ggml_type_name(uint32_t type)
+const char *kvp_ggml_type_name(uint32_t type)
 {
     const ggml_type_info *t = lookup(type);
     return t ? t->name : "unknown";
@@ -64,7 +64,7 @@ const char *ggml_type_name(uint32_t type)
 
 /* The element count is checked too, not only the bytes: llama.cpp refuses a
  * shape of 2^63 elements even in a type that packs them into fewer bytes. */
-int gguf_tensor_nbytes(uint32_t type, const uint64_t ne[4], uint64_t *out)
+int kvp_gguf_tensor_nbytes(uint32_t type, const uint64_t ne[4], uint64_t *out)
 {
     const ggml_type_info *t = lookup(type);
     if (!t)

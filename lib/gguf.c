@@ -495,18 +495,18 @@ static int rd_shape(cursor *c, gguf_tensor *t)
     }
     if (rd_u32(c, &t->type))
         return -1;
-    switch (gguf_tensor_nbytes(t->type, t->ne, &t->nbytes)) {
+    switch (kvp_gguf_tensor_nbytes(t->type, t->ne, &t->nbytes)) {
     case 0: return 0;
     case GGUF_NB_TYPE: return bad(c, "unknown ggml type %u", t->type);
     case GGUF_NB_BLOCK:
         return bad(c, "%llu values per row is not a multiple of %s's block of %u",
-                   (unsigned long long)t->ne[0], ggml_type_name(t->type),
-                   ggml_type_block(t->type));
+                   (unsigned long long)t->ne[0], kvp_ggml_type_name(t->type),
+                   kvp_ggml_type_block(t->type));
     default:
         return bad(c, "shape %llu x %llu x %llu x %llu of %s is 2^63 elements or bytes or more",
                    (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
                    (unsigned long long)t->ne[2], (unsigned long long)t->ne[3],
-                   ggml_type_name(t->type));
+                   kvp_ggml_type_name(t->type));
     }
 }
 
@@ -629,7 +629,7 @@ static int split_name(const char *path, unsigned *no, unsigned *count, size_t *p
 static int meta_uint(const gguf_kv *kv, uint64_t n, const char *key, uint64_t *out)
 {
     gguf_file tmp = {.n_kv = n, .kv = (gguf_kv *)kv};
-    return gguf_find(&tmp, key) ? gguf_get_uint(&tmp, key, out) == 0 ? 1 : -1 : 0;
+    return kvp_gguf_find(&tmp, key) ? kvp_gguf_get_uint(&tmp, key, out) == 0 ? 1 : -1 : 0;
 }
 
 /* How many shards: from split.count, checked against the file name. */
@@ -708,7 +708,7 @@ static int check_tensor_count(const gguf_file *f, kvp_error *err)
 
 /* ---- the public reader ----------------------------------------------------- */
 
-int gguf_read(const char *path, gguf_file **out, kvp_error *err)
+int kvp_gguf_read(const char *path, gguf_file **out, kvp_error *err)
 {
     *out = NULL;
     gguf_file *f = calloc(1, sizeof *f);
@@ -732,14 +732,14 @@ int gguf_read(const char *path, gguf_file **out, kvp_error *err)
     free(r.tensor_names.slots);
     if (rc) {
         f->n_shards = MAX_SHARDS; /* unmap whatever was mapped */
-        gguf_free(f);
+        kvp_gguf_free(f);
         return -1;
     }
     *out = f;
     return 0;
 }
 
-void gguf_free(gguf_file *f)
+void kvp_gguf_free(gguf_file *f)
 {
     if (!f)
         return;
@@ -759,7 +759,7 @@ static int str_is(gguf_str s, const char *z)
     return s.len == n && memcmp(s.s, z, n) == 0;
 }
 
-const gguf_kv *gguf_find(const gguf_file *f, const char *key)
+const gguf_kv *kvp_gguf_find(const gguf_file *f, const char *key)
 {
     for (uint64_t i = 0; i < f->n_kv; i++)
         if (str_is(f->kv[i].key, key))
@@ -767,7 +767,7 @@ const gguf_kv *gguf_find(const gguf_file *f, const char *key)
     return NULL;
 }
 
-const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name)
+const gguf_tensor *kvp_gguf_find_tensor(const gguf_file *f, const char *name)
 {
     for (uint64_t i = 0; i < f->n_tensors; i++)
         if (str_is(f->tensors[i].name, name))
@@ -786,9 +786,9 @@ static int is_int_type(gguf_type t)
     return t == GGUF_INT8 || t == GGUF_INT16 || t == GGUF_INT32 || t == GGUF_INT64;
 }
 
-int gguf_get_uint(const gguf_file *f, const char *key, uint64_t *out)
+int kvp_gguf_get_uint(const gguf_file *f, const char *key, uint64_t *out)
 {
-    const gguf_kv *kv = gguf_find(f, key);
+    const gguf_kv *kv = kvp_gguf_find(f, key);
     if (!kv)
         return -1;
     if (is_uint_type(kv->type))
@@ -800,9 +800,9 @@ int gguf_get_uint(const gguf_file *f, const char *key, uint64_t *out)
     return 0;
 }
 
-int gguf_get_float(const gguf_file *f, const char *key, double *out)
+int kvp_gguf_get_float(const gguf_file *f, const char *key, double *out)
 {
-    const gguf_kv *kv = gguf_find(f, key);
+    const gguf_kv *kv = kvp_gguf_find(f, key);
     if (!kv)
         return -1;
     if (kv->type == GGUF_FLOAT32 || kv->type == GGUF_FLOAT64)
@@ -816,9 +816,9 @@ int gguf_get_float(const gguf_file *f, const char *key, double *out)
     return 0;
 }
 
-int gguf_get_str(const gguf_file *f, const char *key, char *buf, size_t n)
+int kvp_gguf_get_str(const gguf_file *f, const char *key, char *buf, size_t n)
 {
-    const gguf_kv *kv = gguf_find(f, key);
+    const gguf_kv *kv = kvp_gguf_find(f, key);
     if (!kv || kv->type != GGUF_STRING || n == 0)
         return -1;
     size_t len = kv->v.str.len < n - 1 ? (size_t)kv->v.str.len : n - 1;
@@ -837,7 +837,7 @@ static int arr_elem(const gguf_kv *kv, uint64_t idx, gguf_kv *e)
     return rd_scalar(&c, kv->arr_type, e);
 }
 
-int gguf_arr_uint(const gguf_kv *kv, uint64_t idx, uint64_t *out)
+int kvp_gguf_arr_uint(const gguf_kv *kv, uint64_t idx, uint64_t *out)
 {
     gguf_kv e = {0};
     if (arr_elem(kv, idx, &e))
@@ -851,7 +851,7 @@ int gguf_arr_uint(const gguf_kv *kv, uint64_t idx, uint64_t *out)
     return 0;
 }
 
-int gguf_arr_float(const gguf_kv *kv, uint64_t idx, double *out)
+int kvp_gguf_arr_float(const gguf_kv *kv, uint64_t idx, double *out)
 {
     gguf_kv e = {0};
     if (arr_elem(kv, idx, &e))
@@ -868,7 +868,7 @@ int gguf_arr_float(const gguf_kv *kv, uint64_t idx, double *out)
 }
 
 /* The array was walked when read, so every length here is known good. */
-int gguf_arr_str(const gguf_kv *kv, uint64_t idx, gguf_str *out)
+int kvp_gguf_arr_str(const gguf_kv *kv, uint64_t idx, gguf_str *out)
 {
     if (kv->type != GGUF_ARRAY || kv->arr_type != GGUF_STRING || idx >= kv->arr_n)
         return -1;

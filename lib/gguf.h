@@ -74,61 +74,61 @@ typedef struct gguf_file {
 
 /* Reads path (shard 1 of a split model brings the others).  On failure the
  * error names the file and the problem in one line. */
-int gguf_read(const char *path, gguf_file **out, kvp_error *err);
-void gguf_free(gguf_file *f);
+int kvp_gguf_read(const char *path, gguf_file **out, kvp_error *err);
+void kvp_gguf_free(gguf_file *f);
 
 /* Lookups by key (exact match); NULL when absent. */
-const gguf_kv *gguf_find(const gguf_file *f, const char *key);
+const gguf_kv *kvp_gguf_find(const gguf_file *f, const char *key);
 /* Integer-valued scalars of any integer or bool type; -1 if absent or not
  * an integer, or negative. */
-int gguf_get_uint(const gguf_file *f, const char *key, uint64_t *out);
-int gguf_get_float(const gguf_file *f, const char *key, double *out);
+int kvp_gguf_get_uint(const gguf_file *f, const char *key, uint64_t *out);
+int kvp_gguf_get_float(const gguf_file *f, const char *key, double *out);
 /* A string value copied into buf (NUL-terminated, truncated to n-1). */
-int gguf_get_str(const gguf_file *f, const char *key, char *buf, size_t n);
+int kvp_gguf_get_str(const gguf_file *f, const char *key, char *buf, size_t n);
 /* Element idx of a numeric (or bool) array as an unsigned / a double. */
-int gguf_arr_uint(const gguf_kv *kv, uint64_t idx, uint64_t *out);
-int gguf_arr_float(const gguf_kv *kv, uint64_t idx, double *out);
+int kvp_gguf_arr_uint(const gguf_kv *kv, uint64_t idx, uint64_t *out);
+int kvp_gguf_arr_float(const gguf_kv *kv, uint64_t idx, double *out);
 /* Element idx of a string array (walks from the start: O(idx)). */
-int gguf_arr_str(const gguf_kv *kv, uint64_t idx, gguf_str *out);
-const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
+int kvp_gguf_arr_str(const gguf_kv *kv, uint64_t idx, gguf_str *out);
+const gguf_tensor *kvp_gguf_find_tensor(const gguf_file *f, const char *name);
 
 /* ggml type traits for tensor sizes: values per block and bytes per block;
  * 0 for ids ggml does not define. */
-unsigned ggml_type_block(uint32_t type);
-unsigned ggml_type_block_bytes(uint32_t type);
-const char *ggml_type_name(uint32_t type);
+unsigned kvp_ggml_type_block(uint32_t type);
+unsigned kvp_ggml_type_block_bytes(uint32_t type);
+const char *kvp_ggml_type_name(uint32_t type);
 /* Bytes of a contiguous tensor of a ggml type and dims ne[0..3] (all >= 1):
  * ne[0] / block * block_bytes * ne[1] * ne[2] * ne[3].  Returns 0, or
  * GGUF_NB_TYPE (type undefined), GGUF_NB_BLOCK (ne[0] not a multiple of the
  * block) or GGUF_NB_BIG (2^63 elements or bytes or more). */
 enum { GGUF_NB_TYPE = 1, GGUF_NB_BLOCK = 2, GGUF_NB_BIG = 3 };
-int gguf_tensor_nbytes(uint32_t type, const uint64_t ne[4], uint64_t *out);
+int kvp_gguf_tensor_nbytes(uint32_t type, const uint64_t ne[4], uint64_t *out);
 enum { GGML_TYPE_F32_ID = 0, GGML_TYPE_F16_ID = 1, GGML_TYPE_Q8_0_ID = 8 };
 
 /* ---- writer ---------------------------------------------------------------- */
 
 typedef struct gguf_writer gguf_writer;
 
-gguf_writer *gguf_writer_new(void);
-void gguf_writer_free(gguf_writer *w);
+gguf_writer *kvp_gguf_writer_new(void);
+void kvp_gguf_writer_free(gguf_writer *w);
 /* Metadata, in the order written. */
-void gguf_w_u32(gguf_writer *w, const char *key, uint32_t v);
-void gguf_w_i32(gguf_writer *w, const char *key, int32_t v);
-void gguf_w_u64(gguf_writer *w, const char *key, uint64_t v);
-void gguf_w_f32(gguf_writer *w, const char *key, float v);
-void gguf_w_bool(gguf_writer *w, const char *key, int v);
-void gguf_w_str(gguf_writer *w, const char *key, const char *v);
-void gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n);
-void gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n);
-void gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n);
-void gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n);
-void gguf_w_arr_str(gguf_writer *w, const char *key, const char *const *v, size_t n);
+void kvp_gguf_w_u32(gguf_writer *w, const char *key, uint32_t v);
+void kvp_gguf_w_i32(gguf_writer *w, const char *key, int32_t v);
+void kvp_gguf_w_u64(gguf_writer *w, const char *key, uint64_t v);
+void kvp_gguf_w_f32(gguf_writer *w, const char *key, float v);
+void kvp_gguf_w_bool(gguf_writer *w, const char *key, int v);
+void kvp_gguf_w_str(gguf_writer *w, const char *key, const char *v);
+void kvp_gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n);
+void kvp_gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n);
+void kvp_gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n);
+void kvp_gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n);
+void kvp_gguf_w_arr_str(gguf_writer *w, const char *key, const char *const *v, size_t n);
 /* A tensor of n_dims dims (ne[0] fastest) and ggml type; its data is a hole. */
-void gguf_w_tensor(gguf_writer *w, const char *name, uint32_t n_dims, const uint64_t *ne,
+void kvp_gguf_w_tensor(gguf_writer *w, const char *name, uint32_t n_dims, const uint64_t *ne,
                    uint32_t type);
 /* Writes the header and tensor infos, then extends the file with ftruncate
  * to its full size (a sparse hole).  Refuses an existing file unless force.
  * Any earlier failure (out of memory, overflow) is reported here. */
-int gguf_writer_write(gguf_writer *w, const char *path, int force, kvp_error *err);
+int kvp_gguf_writer_write(gguf_writer *w, const char *path, int force, kvp_error *err);
 
 #endif

@@ -53,12 +53,12 @@ static void fact(kvp_model *m, const char *name, int64_t value, const char *sour
 static int get_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out, int *found)
 {
     const char *k = key(r, suffix);
-    *found = gguf_find(r->f, k) != NULL;
+    *found = kvp_gguf_find(r->f, k) != NULL;
     if (!*found) {
         *out = dflt;
         return 0;
     }
-    if (gguf_get_uint(r->f, k, out) || *out > hi)
+    if (kvp_gguf_get_uint(r->f, k, out) || *out > hi)
         return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be an integer in [0, %llu]", r->path, k,
                         (unsigned long long)hi);
     return 0;
@@ -85,13 +85,13 @@ static int need_u(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
 static int get_layers(rd *r, const char *suffix, uint64_t hi, uint32_t *vals, int *found)
 {
     const char *k = key(r, suffix);
-    const gguf_kv *kv = gguf_find(r->f, k);
+    const gguf_kv *kv = kvp_gguf_find(r->f, k);
     uint64_t v;
     *found = kv != NULL;
     if (!kv)
         return 0;
     if (kv->type != GGUF_ARRAY) {
-        if (gguf_get_uint(r->f, k, &v) || v > hi)
+        if (kvp_gguf_get_uint(r->f, k, &v) || v > hi)
             return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be an integer in [0, %llu]", r->path,
                             k, (unsigned long long)hi);
         for (uint32_t i = 0; i < r->n_all; i++)
@@ -102,7 +102,7 @@ static int get_layers(rd *r, const char *suffix, uint64_t hi, uint32_t *vals, in
         return kvp_fail(r->err, KVP_EINPUT, "%s: %s has %llu entries for %u layers", r->path, k,
                         (unsigned long long)kv->arr_n, r->n_all);
     for (uint32_t i = 0; i < r->n_all; i++) {
-        if (gguf_arr_uint(kv, i, &v) || v > hi)
+        if (kvp_gguf_arr_uint(kv, i, &v) || v > hi)
             return kvp_fail(r->err, KVP_EINPUT, "%s: %s[%u] must be an integer in [0, %llu]",
                             r->path, k, i, (unsigned long long)hi);
         vals[i] = (uint32_t)v;
@@ -134,11 +134,11 @@ static int swa_pattern(rd *r)
 {
     uint32_t period = r->a->swa_period, n = r->m->n_layers;
     const char *k = key(r, "attention.sliding_window_pattern");
-    const gguf_kv *kv = gguf_find(r->f, k);
+    const gguf_kv *kv = kvp_gguf_find(r->f, k);
     uint64_t v;
     if (kv && kv->type == GGUF_ARRAY) {
         for (uint64_t i = 0; i < kv->arr_n && i < n; i++) {
-            if (gguf_arr_uint(kv, i, &v))
+            if (kvp_gguf_arr_uint(kv, i, &v))
                 return kvp_fail(r->err, KVP_EINPUT, "%s: %s[%llu] is not a bool", r->path, k,
                                 (unsigned long long)i);
             r->is_swa[i] = v != 0;
@@ -146,7 +146,7 @@ static int swa_pattern(rd *r)
         return 0;
     }
     if (kv) {
-        if (gguf_get_uint(r->f, k, &v) || v > KVP_MAX_LAYERS)
+        if (kvp_gguf_get_uint(r->f, k, &v) || v > KVP_MAX_LAYERS)
             return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be a layer period", r->path, k);
         period = (uint32_t)v;
     }
@@ -394,7 +394,7 @@ static int read_twin_dims(rd *r)
 {
     kvp_model *m = r->m;
     uint64_t v;
-    const gguf_kv *tokens = gguf_find(r->f, "tokenizer.ggml.tokens");
+    const gguf_kv *tokens = kvp_gguf_find(r->f, "tokenizer.ggml.tokens");
     uint64_t n_tokens = tokens && tokens->type == GGUF_ARRAY ? tokens->arr_n : 0;
     if (opt_u(r, "vocab_size", n_tokens, 1ull << 32, &m->n_vocab) ||
         first_nonzero(r, "feed_forward_length", 1ull << 32, &m->n_ff) ||
@@ -434,7 +434,7 @@ static int read_twin_dims(rd *r)
 static kvp_dtype file_dtype(const gguf_file *f)
 {
     uint64_t t;
-    if (gguf_get_uint(f, "general.file_type", &t))
+    if (kvp_gguf_get_uint(f, "general.file_type", &t))
         return KVP_F16;
     switch (t) {
     case 0: return KVP_F32;
@@ -451,7 +451,7 @@ static kvp_dtype file_dtype(const gguf_file *f)
 static int identify(rd *r)
 {
     kvp_model *m = r->m;
-    if (gguf_get_str(r->f, "general.architecture", r->arch, sizeof r->arch) || !r->arch[0])
+    if (kvp_gguf_get_str(r->f, "general.architecture", r->arch, sizeof r->arch) || !r->arch[0])
         return kvp_fail(r->err, KVP_EINPUT, "%s: no general.architecture in the GGUF metadata",
                         r->path);
     if (!(r->a = twin_arch_find(r->arch)))
@@ -463,7 +463,7 @@ static int identify(rd *r)
     snprintf(m->family, sizeof m->family, "%s", r->a->family);
     snprintf(m->source, sizeof m->source, "%s", r->path);
     snprintf(m->note, sizeof m->note, "GGUF metadata, read as llama.cpp v0.5.0 reads it");
-    if (gguf_get_str(r->f, "general.name", m->name, sizeof m->name) || !m->name[0]) {
+    if (kvp_gguf_get_str(r->f, "general.name", m->name, sizeof m->name) || !m->name[0]) {
         const char *base = strrchr(r->path, '/');
         snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : r->path);
     }
@@ -520,7 +520,7 @@ static void rd_free(rd *r)
 int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
 {
     gguf_file *f;
-    if (gguf_read(path, &f, err))
+    if (kvp_gguf_read(path, &f, err))
         return -1;
     kvp_model *m = calloc(1, sizeof *m);
     rd r = {.f = f, .path = path, .err = err, .m = m};
@@ -530,7 +530,7 @@ int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
                           read_twin_dims(&r)
                       ? -1 : 0;
     rd_free(&r);
-    gguf_free(f);
+    kvp_gguf_free(f);
     if (rc) {
         kvp_model_free(m);
         return -1;

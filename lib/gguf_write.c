@@ -4,7 +4,7 @@
  * Metadata is serialized as it is added; tensors are kept as shapes and laid
  * out at write time, when the alignment is final.  A failure while building
  * (out of memory, a bad shape, a repeated key) is remembered and reported by
- * gguf_writer_write, so callers can add everything and check once.  The file
+ * kvp_gguf_writer_write, so callers can add everything and check once.  The file
  * is written so that the reader's checks (and llama.cpp's) pass: keys unique,
  * tensors packed in order at aligned offsets, data inside the file. */
 #include <errno.h>
@@ -51,7 +51,7 @@ KVP_PRINTF(2, 3) static void fail(gguf_writer *w, const char *fmt, ...)
     va_end(ap);
 }
 
-gguf_writer *gguf_writer_new(void)
+gguf_writer *kvp_gguf_writer_new(void)
 {
     gguf_writer *w = calloc(1, sizeof *w);
     if (w)
@@ -59,7 +59,7 @@ gguf_writer *gguf_writer_new(void)
     return w;
 }
 
-void gguf_writer_free(gguf_writer *w)
+void kvp_gguf_writer_free(gguf_writer *w)
 {
     if (!w)
         return;
@@ -169,7 +169,7 @@ static void arr_header(gguf_writer *w, gguf_type t, size_t n)
     put_le(w, &w->kv, n, 8);
 }
 
-void gguf_w_u32(gguf_writer *w, const char *key, uint32_t v)
+void kvp_gguf_w_u32(gguf_writer *w, const char *key, uint32_t v)
 {
     if (begin(w, key, GGUF_UINT32))
         return;
@@ -181,13 +181,13 @@ void gguf_w_u32(gguf_writer *w, const char *key, uint32_t v)
     }
 }
 
-void gguf_w_i32(gguf_writer *w, const char *key, int32_t v)
+void kvp_gguf_w_i32(gguf_writer *w, const char *key, int32_t v)
 {
     if (begin(w, key, GGUF_INT32) == 0)
         put_le(w, &w->kv, (uint32_t)v, 4);
 }
 
-void gguf_w_u64(gguf_writer *w, const char *key, uint64_t v)
+void kvp_gguf_w_u64(gguf_writer *w, const char *key, uint64_t v)
 {
     if (begin(w, key, GGUF_UINT64) == 0)
         put_le(w, &w->kv, v, 8);
@@ -200,25 +200,25 @@ static uint32_t f32_bits(float v)
     return u;
 }
 
-void gguf_w_f32(gguf_writer *w, const char *key, float v)
+void kvp_gguf_w_f32(gguf_writer *w, const char *key, float v)
 {
     if (begin(w, key, GGUF_FLOAT32) == 0)
         put_le(w, &w->kv, f32_bits(v), 4);
 }
 
-void gguf_w_bool(gguf_writer *w, const char *key, int v)
+void kvp_gguf_w_bool(gguf_writer *w, const char *key, int v)
 {
     if (begin(w, key, GGUF_BOOL) == 0)
         put_le(w, &w->kv, v != 0, 1);
 }
 
-void gguf_w_str(gguf_writer *w, const char *key, const char *v)
+void kvp_gguf_w_str(gguf_writer *w, const char *key, const char *v)
 {
     if (begin(w, key, GGUF_STRING) == 0)
         put_str(w, &w->kv, v);
 }
 
-void gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n)
+void kvp_gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n)
 {
     if (begin(w, key, GGUF_ARRAY))
         return;
@@ -227,7 +227,7 @@ void gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n)
         put_le(w, &w->kv, (uint32_t)v[i], 4);
 }
 
-void gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n)
+void kvp_gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n)
 {
     if (begin(w, key, GGUF_ARRAY))
         return;
@@ -236,7 +236,7 @@ void gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n
         put_le(w, &w->kv, v[i], 4);
 }
 
-void gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n)
+void kvp_gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n)
 {
     if (begin(w, key, GGUF_ARRAY))
         return;
@@ -245,7 +245,7 @@ void gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n)
         put_le(w, &w->kv, f32_bits(v[i]), 4);
 }
 
-void gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n)
+void kvp_gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n)
 {
     if (begin(w, key, GGUF_ARRAY))
         return;
@@ -254,7 +254,7 @@ void gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n
         put_le(w, &w->kv, v[i] != 0, 1);
 }
 
-void gguf_w_arr_str(gguf_writer *w, const char *key, const char *const *v, size_t n)
+void kvp_gguf_w_arr_str(gguf_writer *w, const char *key, const char *const *v, size_t n)
 {
     if (begin(w, key, GGUF_ARRAY))
         return;
@@ -283,18 +283,18 @@ static int shape_ok(gguf_writer *w, const char *name, uint32_t n_dims, const uin
             return 0;
         }
     }
-    switch (gguf_tensor_nbytes(type, t->ne, &t->nbytes)) {
+    switch (kvp_gguf_tensor_nbytes(type, t->ne, &t->nbytes)) {
     case 0: return 1;
     case GGUF_NB_TYPE: fail(w, "tensor '%s': unknown ggml type %u", name, type); return 0;
     case GGUF_NB_BLOCK:
         fail(w, "tensor '%s': %llu values per row is not a multiple of %s's block of %u", name,
-             (unsigned long long)t->ne[0], ggml_type_name(type), ggml_type_block(type));
+             (unsigned long long)t->ne[0], kvp_ggml_type_name(type), kvp_ggml_type_block(type));
         return 0;
     default: fail(w, "tensor '%s': 2^63 elements or bytes or more", name); return 0;
     }
 }
 
-void gguf_w_tensor(gguf_writer *w, const char *name, uint32_t n_dims, const uint64_t *ne,
+void kvp_gguf_w_tensor(gguf_writer *w, const char *name, uint32_t n_dims, const uint64_t *ne,
                    uint32_t type)
 {
     wtensor t = {.n_dims = n_dims, .type = type};
@@ -396,7 +396,7 @@ static int open_out(const char *path, int force, int *created, kvp_error *err)
     return fd;
 }
 
-int gguf_writer_write(gguf_writer *w, const char *path, int force, kvp_error *err)
+int kvp_gguf_writer_write(gguf_writer *w, const char *path, int force, kvp_error *err)
 {
     if (!w)
         return kvp_fail(err, KVP_EINPUT, "%s: out of memory", path);

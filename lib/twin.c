@@ -38,15 +38,15 @@ int kvp_twin_write(const kvp_model *m, const char *path, int kv_only, int force,
             twin_plan_free(&t);
         return -1;
     }
-    t.w = gguf_writer_new();
+    t.w = kvp_gguf_writer_new();
     if (!t.w) {
         twin_plan_free(&t);
         return kvp_fail(err, KVP_EINPUT, "%s: out of memory", path);
     }
     twin_meta(&t);
     a->tensors(&t);
-    int rc = gguf_writer_write(t.w, path, force, err);
-    gguf_writer_free(t.w);
+    int rc = kvp_gguf_writer_write(t.w, path, force, err);
+    kvp_gguf_writer_free(t.w);
     twin_plan_free(&t);
     return rc;
 }

@@ -20,7 +20,7 @@ const char *twin_key(twin_ctx *t, const char *suffix)
 
 static void u32(twin_ctx *t, const char *suffix, uint64_t v)
 {
-    gguf_w_u32(t->w, twin_key(t, suffix), (uint32_t)v);
+    kvp_gguf_w_u32(t->w, twin_key(t, suffix), (uint32_t)v);
 }
 
 static int all_equal(const uint32_t *v, uint32_t n)
@@ -38,7 +38,7 @@ static void per_layer(twin_ctx *t, const char *suffix, const uint32_t *v, int fo
     if (!force && all_equal(v, t->n_layer))
         u32(t, suffix, v[0]);
     else
-        gguf_w_arr_u32(t->w, twin_key(t, suffix), v, t->n_layer);
+        kvp_gguf_w_arr_u32(t->w, twin_key(t, suffix), v, t->n_layer);
 }
 
 static void heads(twin_ctx *t)
@@ -117,7 +117,7 @@ static void sliding_window(twin_ctx *t)
             return;
     }
     if (!default_pattern(t))
-        gguf_w_arr_bool(t->w, twin_key(t, "attention.sliding_window_pattern"), t->is_swa,
+        kvp_gguf_w_arr_bool(t->w, twin_key(t, "attention.sliding_window_pattern"), t->is_swa,
                         t->n_layer);
 }
 
@@ -134,7 +134,7 @@ static void recurrent_layout(twin_ctx *t)
             return;
         }
     }
-    gguf_w_arr_bool(t->w, twin_key(t, "attention.recurrent_layers"), t->is_recr, t->n_layer);
+    kvp_gguf_w_arr_bool(t->w, twin_key(t, "attention.recurrent_layers"), t->is_recr, t->n_layer);
 }
 
 static void state(twin_ctx *t)
@@ -153,12 +153,12 @@ static void state(twin_ctx *t)
 void twin_meta(twin_ctx *t)
 {
     const kvp_model *m = t->m;
-    gguf_w_str(t->w, "general.architecture", t->a->gguf);
-    gguf_w_str(t->w, "general.type", "model");
+    kvp_gguf_w_str(t->w, "general.architecture", t->a->gguf);
+    kvp_gguf_w_str(t->w, "general.type", "model");
     char name[160];
     snprintf(name, sizeof name, "%s (kvplan %s twin)", m->name, t->kv_only ? "KV" : "shape");
-    gguf_w_str(t->w, "general.name", name);
-    gguf_w_u32(t->w, "general.file_type", 1); /* LLAMA_FTYPE_MOSTLY_F16 */
+    kvp_gguf_w_str(t->w, "general.name", name);
+    kvp_gguf_w_u32(t->w, "general.file_type", 1); /* LLAMA_FTYPE_MOSTLY_F16 */
     /* context_length is required; a model without one gets llama.cpp's
      * common 4096 (it only sets the default -c and a warning) */
     u32(t, "context_length", m->max_position ? m->max_position : 4096);
@@ -169,13 +169,13 @@ void twin_meta(twin_ctx *t)
     heads(t);
     if (t->n_rot && !t->a->mla && strcmp(t->a->gguf, "llama") != 0)
         u32(t, "rope.dimension_count", t->n_rot);
-    gguf_w_f32(t->w, twin_key(t, "attention.layer_norm_rms_epsilon"), 1e-6f);
-    gguf_w_f32(t->w, twin_key(t, "attention.layer_norm_epsilon"), 1e-5f);
+    kvp_gguf_w_f32(t->w, twin_key(t, "attention.layer_norm_rms_epsilon"), 1e-6f);
+    kvp_gguf_w_f32(t->w, twin_key(t, "attention.layer_norm_epsilon"), 1e-5f);
     sliding_window(t);
     state(t);
     if (t->a->meta)
         t->a->meta(t);
-    gguf_w_str(t->w, "tokenizer.ggml.model", "none");
+    kvp_gguf_w_str(t->w, "tokenizer.ggml.model", "none");
 }
 
 /* ---- keys only some architectures read --------------------------------------- */
@@ -186,7 +186,7 @@ void twin_meta_qwen35(twin_ctx *t)
     uint32_t half = (t->n_rot ? t->n_rot : t->hk) / 2;
     int32_t sec[4] = {(int32_t)(half - 2 * (half / 3)), (int32_t)(half / 3), (int32_t)(half / 3),
                       0};
-    gguf_w_arr_i32(t->w, twin_key(t, "rope.dimension_sections"), sec, 4);
+    kvp_gguf_w_arr_i32(t->w, twin_key(t, "rope.dimension_sections"), sec, 4);
 }
 
 /* Every Llama 4 layer is MoE in Scout (interleave_moe_layer_step 1). */
@@ -197,7 +197,7 @@ void twin_meta_llama4(twin_ctx *t)
 
 void twin_meta_cohere2(twin_ctx *t)
 {
-    gguf_w_f32(t->w, twin_key(t, "logit_scale"), 0.25f);
+    kvp_gguf_w_f32(t->w, twin_key(t, "logit_scale"), 0.25f);
 }
 
 void twin_meta_deepseek2(twin_ctx *t)

@@ -30,7 +30,7 @@ void twin_tensor(twin_ctx *t, int il, const char *name, int f32, uint64_t ne0, u
     for (uint32_t i = 0; i < dims; i++)
         n *= ne[i];
     t->bytes += n * (f32 ? 4 : 2);
-    gguf_w_tensor(t->w, buf, dims, ne, f32 ? GGML_TYPE_F32_ID : GGML_TYPE_F16_ID);
+    kvp_gguf_w_tensor(t->w, buf, dims, ne, f32 ? GGML_TYPE_F32_ID : GGML_TYPE_F16_ID);
 }
 
 /* ---- building blocks ------------------------------------------------------------ */

@@ -96,7 +96,7 @@ static gguf_file *read_ok(const char *path)
 {
     gguf_file *f = NULL;
     kvp_error e = {0};
-    if (gguf_read(path, &f, &e)) {
+    if (kvp_gguf_read(path, &f, &e)) {
         printf("# %s\n", e.msg);
         return NULL;
     }
@@ -108,8 +108,8 @@ static kvp_error read_bad(const char *path)
 {
     gguf_file *f = NULL;
     kvp_error e = {0};
-    if (gguf_read(path, &f, &e) == 0) {
-        gguf_free(f);
+    if (kvp_gguf_read(path, &f, &e) == 0) {
+        kvp_gguf_free(f);
         snprintf(e.msg, sizeof e.msg, "(read succeeded)");
     }
     return e;
@@ -123,13 +123,13 @@ static int str_eq(gguf_str s, const char *z)
 static int uint_is(const gguf_file *f, const char *key, uint64_t want)
 {
     uint64_t v = ~want;
-    return gguf_get_uint(f, key, &v) == 0 && v == want;
+    return kvp_gguf_get_uint(f, key, &v) == 0 && v == want;
 }
 
 static int float_is(const gguf_file *f, const char *key, double want)
 {
     double v = -want - 1;
-    return gguf_get_float(f, key, &v) == 0 && v == want;
+    return kvp_gguf_get_float(f, key, &v) == 0 && v == want;
 }
 
 /* ---- writer -> reader ------------------------------------------------------ */
@@ -142,28 +142,28 @@ static void test_roundtrip(void)
     const uint8_t bools[] = {1, 0, 7};
     const char *strs[] = {"x", "", "yz"};
     const uint64_t ne_a[] = {8, 2}, ne_b[] = {64, 3}, ne_c[] = {256}, ne_d[] = {2, 3, 4, 5};
-    gguf_writer *w = gguf_writer_new();
-    gguf_w_str(w, "general.architecture", "llama");
-    gguf_w_u32(w, "a.u32", 7);
-    gguf_w_i32(w, "a.i32", -5);
-    gguf_w_i32(w, "a.i32pos", 12);
-    gguf_w_u64(w, "a.u64", 1ull << 40);
-    gguf_w_f32(w, "a.f32", 1.5f);
-    gguf_w_bool(w, "a.bool", 1);
-    gguf_w_arr_i32(w, "a.ai32", i32s, 3);
-    gguf_w_arr_u32(w, "a.au32", u32s, 2);
-    gguf_w_arr_f32(w, "a.af32", f32s, 2);
-    gguf_w_arr_bool(w, "a.abool", bools, 3);
-    gguf_w_arr_str(w, "a.astr", strs, 3);
-    gguf_w_arr_str(w, "a.empty", NULL, 0);
-    gguf_w_tensor(w, "t.f32", 2, ne_a, GGML_TYPE_F32_ID);
-    gguf_w_tensor(w, "t.q8", 2, ne_b, GGML_TYPE_Q8_0_ID);
-    gguf_w_tensor(w, "t.q4k", 1, ne_c, 12);
-    gguf_w_tensor(w, "t.4d", 4, ne_d, GGML_TYPE_F16_ID);
+    gguf_writer *w = kvp_gguf_writer_new();
+    kvp_gguf_w_str(w, "general.architecture", "llama");
+    kvp_gguf_w_u32(w, "a.u32", 7);
+    kvp_gguf_w_i32(w, "a.i32", -5);
+    kvp_gguf_w_i32(w, "a.i32pos", 12);
+    kvp_gguf_w_u64(w, "a.u64", 1ull << 40);
+    kvp_gguf_w_f32(w, "a.f32", 1.5f);
+    kvp_gguf_w_bool(w, "a.bool", 1);
+    kvp_gguf_w_arr_i32(w, "a.ai32", i32s, 3);
+    kvp_gguf_w_arr_u32(w, "a.au32", u32s, 2);
+    kvp_gguf_w_arr_f32(w, "a.af32", f32s, 2);
+    kvp_gguf_w_arr_bool(w, "a.abool", bools, 3);
+    kvp_gguf_w_arr_str(w, "a.astr", strs, 3);
+    kvp_gguf_w_arr_str(w, "a.empty", NULL, 0);
+    kvp_gguf_w_tensor(w, "t.f32", 2, ne_a, GGML_TYPE_F32_ID);
+    kvp_gguf_w_tensor(w, "t.q8", 2, ne_b, GGML_TYPE_Q8_0_ID);
+    kvp_gguf_w_tensor(w, "t.q4k", 1, ne_c, 12);
+    kvp_gguf_w_tensor(w, "t.4d", 4, ne_d, GGML_TYPE_F16_ID);
     kvp_error e = {0};
     const char *path = at("rt.gguf");
-    CHECK("writer: writes", gguf_writer_write(w, path, 0, &e) == 0);
-    gguf_writer_free(w);
+    CHECK("writer: writes", kvp_gguf_writer_write(w, path, 0, &e) == 0);
+    kvp_gguf_writer_free(w);
 
     gguf_file *f = read_ok(path);
     CHECK("roundtrip: reads", f != NULL);
@@ -175,137 +175,137 @@ static void test_roundtrip(void)
           str_eq(f->kv[0].key, "general.architecture") && str_eq(f->kv[6].key, "a.bool") &&
           str_eq(f->kv[12].key, "a.empty"));
     char buf[16];
-    CHECK("roundtrip: string", gguf_get_str(f, "general.architecture", buf, sizeof buf) == 0 &&
+    CHECK("roundtrip: string", kvp_gguf_get_str(f, "general.architecture", buf, sizeof buf) == 0 &&
                                    strcmp(buf, "llama") == 0);
     CHECK("roundtrip: string truncated to the buffer",
-          gguf_get_str(f, "general.architecture", buf, 3) == 0 && strcmp(buf, "ll") == 0);
-    CHECK("roundtrip: u32", uint_is(f, "a.u32", 7) && gguf_find(f, "a.u32")->type == GGUF_UINT32);
+          kvp_gguf_get_str(f, "general.architecture", buf, 3) == 0 && strcmp(buf, "ll") == 0);
+    CHECK("roundtrip: u32", uint_is(f, "a.u32", 7) && kvp_gguf_find(f, "a.u32")->type == GGUF_UINT32);
     CHECK("roundtrip: u64", uint_is(f, "a.u64", 1ull << 40));
-    CHECK("roundtrip: i32", gguf_find(f, "a.i32")->v.i == -5 && float_is(f, "a.i32", -5));
-    CHECK("roundtrip: negative i32 is not a uint", gguf_get_uint(f, "a.i32", &(uint64_t){0}) == -1);
+    CHECK("roundtrip: i32", kvp_gguf_find(f, "a.i32")->v.i == -5 && float_is(f, "a.i32", -5));
+    CHECK("roundtrip: negative i32 is not a uint", kvp_gguf_get_uint(f, "a.i32", &(uint64_t){0}) == -1);
     CHECK("roundtrip: positive i32 is a uint", uint_is(f, "a.i32pos", 12));
-    CHECK("roundtrip: f32", float_is(f, "a.f32", 1.5) && gguf_get_uint(f, "a.f32", &(uint64_t){0}));
+    CHECK("roundtrip: f32", float_is(f, "a.f32", 1.5) && kvp_gguf_get_uint(f, "a.f32", &(uint64_t){0}));
     CHECK("roundtrip: bool is a uint", uint_is(f, "a.bool", 1));
     CHECK("roundtrip: u32 is a float", float_is(f, "a.u32", 7));
-    CHECK("roundtrip: absent key", !gguf_find(f, "nope") && gguf_get_uint(f, "nope", &(uint64_t){0}));
+    CHECK("roundtrip: absent key", !kvp_gguf_find(f, "nope") && kvp_gguf_get_uint(f, "nope", &(uint64_t){0}));
     CHECK("roundtrip: string is not a number",
-          gguf_get_uint(f, "general.architecture", &(uint64_t){0}) == -1);
+          kvp_gguf_get_uint(f, "general.architecture", &(uint64_t){0}) == -1);
 
-    const gguf_kv *kv = gguf_find(f, "a.ai32");
+    const gguf_kv *kv = kvp_gguf_find(f, "a.ai32");
     uint64_t u = 0;
     double d = 0;
     CHECK("roundtrip: i32 array", kv && kv->arr_type == GGUF_INT32 && kv->arr_n == 3 &&
-                                      gguf_arr_float(kv, 0, &d) == 0 && d == -1 &&
-                                      gguf_arr_uint(kv, 0, &u) == -1 &&
-                                      gguf_arr_uint(kv, 2, &u) == 0 && u == 2147483647);
-    CHECK("roundtrip: index past the end", kv && gguf_arr_uint(kv, 3, &u) == -1);
-    kv = gguf_find(f, "a.au32");
+                                      kvp_gguf_arr_float(kv, 0, &d) == 0 && d == -1 &&
+                                      kvp_gguf_arr_uint(kv, 0, &u) == -1 &&
+                                      kvp_gguf_arr_uint(kv, 2, &u) == 0 && u == 2147483647);
+    CHECK("roundtrip: index past the end", kv && kvp_gguf_arr_uint(kv, 3, &u) == -1);
+    kv = kvp_gguf_find(f, "a.au32");
     CHECK("roundtrip: u32 array", kv && kv->arr_type == GGUF_UINT32 &&
-                                      gguf_arr_uint(kv, 1, &u) == 0 && u == 4294967295u);
-    kv = gguf_find(f, "a.af32");
-    CHECK("roundtrip: f32 array", kv && gguf_arr_float(kv, 1, &d) == 0 && d == -2.0 &&
-                                      gguf_arr_uint(kv, 0, &u) == -1);
-    kv = gguf_find(f, "a.abool");
+                                      kvp_gguf_arr_uint(kv, 1, &u) == 0 && u == 4294967295u);
+    kv = kvp_gguf_find(f, "a.af32");
+    CHECK("roundtrip: f32 array", kv && kvp_gguf_arr_float(kv, 1, &d) == 0 && d == -2.0 &&
+                                      kvp_gguf_arr_uint(kv, 0, &u) == -1);
+    kv = kvp_gguf_find(f, "a.abool");
     CHECK("roundtrip: bool array", kv && kv->arr_type == GGUF_BOOL &&
-                                       gguf_arr_uint(kv, 2, &u) == 0 && u == 1 &&
-                                       gguf_arr_uint(kv, 1, &u) == 0 && u == 0);
-    kv = gguf_find(f, "a.astr");
+                                       kvp_gguf_arr_uint(kv, 2, &u) == 0 && u == 1 &&
+                                       kvp_gguf_arr_uint(kv, 1, &u) == 0 && u == 0);
+    kv = kvp_gguf_find(f, "a.astr");
     gguf_str s = {0};
     CHECK("roundtrip: string array", kv && kv->arr_type == GGUF_STRING && kv->arr_n == 3 &&
-                                         gguf_arr_str(kv, 2, &s) == 0 && str_eq(s, "yz") &&
-                                         gguf_arr_str(kv, 1, &s) == 0 && s.len == 0 &&
-                                         gguf_arr_str(kv, 3, &s) == -1);
-    kv = gguf_find(f, "a.empty");
-    CHECK("roundtrip: empty array", kv && kv->arr_n == 0 && gguf_arr_str(kv, 0, &s) == -1);
+                                         kvp_gguf_arr_str(kv, 2, &s) == 0 && str_eq(s, "yz") &&
+                                         kvp_gguf_arr_str(kv, 1, &s) == 0 && s.len == 0 &&
+                                         kvp_gguf_arr_str(kv, 3, &s) == -1);
+    kv = kvp_gguf_find(f, "a.empty");
+    CHECK("roundtrip: empty array", kv && kv->arr_n == 0 && kvp_gguf_arr_str(kv, 0, &s) == -1);
 
-    const gguf_tensor *t = gguf_find_tensor(f, "t.q8");
+    const gguf_tensor *t = kvp_gguf_find_tensor(f, "t.q8");
     CHECK("roundtrip: q8_0 tensor: 2 x 3 blocks of 34 bytes at offset 64",
           t && t->n_dims == 2 && t->ne[0] == 64 && t->ne[1] == 3 && t->ne[2] == 1 &&
           t->type == GGML_TYPE_Q8_0_ID && t->nbytes == 204 && t->offset == 64 && t->shard == 0);
-    t = gguf_find_tensor(f, "t.q4k");
+    t = kvp_gguf_find_tensor(f, "t.q4k");
     CHECK("roundtrip: q4_K tensor: 144 bytes, aligned offset", t && t->nbytes == 144 && t->offset == 288);
-    t = gguf_find_tensor(f, "t.4d");
+    t = kvp_gguf_find_tensor(f, "t.4d");
     CHECK("roundtrip: 4-d f16 tensor", t && t->n_dims == 4 && t->ne[3] == 5 && t->nbytes == 240 &&
                                            t->offset == 448);
     struct stat st;
     CHECK("roundtrip: data aligned to 32, file = data offset + padded data",
           f->alignment == 32 && f->data_offset % 32 == 0 && stat(path, &st) == 0 &&
           (uint64_t)st.st_size == f->data_offset + 448 + 256 && f->file_size == (uint64_t)st.st_size);
-    gguf_free(f);
+    kvp_gguf_free(f);
 }
 
 static void test_writer_errors(void)
 {
     const uint64_t ne[] = {33, 2}, big[] = {1ull << 40, 1ull << 30}, ok[] = {8};
     kvp_error e = {0};
-    gguf_writer *w = gguf_writer_new();
-    gguf_w_u32(w, "k", 1);
-    gguf_w_u32(w, "k", 2);
+    gguf_writer *w = kvp_gguf_writer_new();
+    kvp_gguf_w_u32(w, "k", 1);
+    kvp_gguf_w_u32(w, "k", 2);
     CHECK("writer: duplicate key refused at write",
-          gguf_writer_write(w, at("dup.gguf"), 0, &e) == -1 && has(&e, "duplicate key 'k'") &&
+          kvp_gguf_writer_write(w, at("dup.gguf"), 0, &e) == -1 && has(&e, "duplicate key 'k'") &&
               clean_error(&e, at("dup.gguf")) && access(at("dup.gguf"), F_OK) != 0);
-    gguf_writer_free(w);
+    kvp_gguf_writer_free(w);
 
-    w = gguf_writer_new();
-    gguf_w_tensor(w, "q", 2, ne, GGML_TYPE_Q8_0_ID);
+    w = kvp_gguf_writer_new();
+    kvp_gguf_w_tensor(w, "q", 2, ne, GGML_TYPE_Q8_0_ID);
     CHECK("writer: row not a multiple of the block",
-          gguf_writer_write(w, at("blk.gguf"), 0, &e) == -1 && has(&e, "block of 32"));
-    gguf_writer_free(w);
+          kvp_gguf_writer_write(w, at("blk.gguf"), 0, &e) == -1 && has(&e, "block of 32"));
+    kvp_gguf_writer_free(w);
 
-    w = gguf_writer_new();
-    gguf_w_tensor(w, "q", 2, big, GGML_TYPE_F32_ID);
-    gguf_w_tensor(w, "r", 2, big, GGML_TYPE_F32_ID);
-    gguf_w_tensor(w, "s", 2, big, 99);
+    w = kvp_gguf_writer_new();
+    kvp_gguf_w_tensor(w, "q", 2, big, GGML_TYPE_F32_ID);
+    kvp_gguf_w_tensor(w, "r", 2, big, GGML_TYPE_F32_ID);
+    kvp_gguf_w_tensor(w, "s", 2, big, 99);
     CHECK("writer: 2^70 elements refused (first error kept)",
-          gguf_writer_write(w, at("big.gguf"), 0, &e) == -1 && has(&e, "2^63") && has(&e, "'q'"));
-    gguf_writer_free(w);
+          kvp_gguf_writer_write(w, at("big.gguf"), 0, &e) == -1 && has(&e, "2^63") && has(&e, "'q'"));
+    kvp_gguf_writer_free(w);
 
-    w = gguf_writer_new();
-    gguf_w_u32(w, "general.alignment", 48);
+    w = kvp_gguf_writer_new();
+    kvp_gguf_w_u32(w, "general.alignment", 48);
     CHECK("writer: alignment 48 refused",
-          gguf_writer_write(w, at("al.gguf"), 0, &e) == -1 && has(&e, "power of two"));
-    gguf_writer_free(w);
+          kvp_gguf_writer_write(w, at("al.gguf"), 0, &e) == -1 && has(&e, "power of two"));
+    kvp_gguf_writer_free(w);
 
-    w = gguf_writer_new();
-    gguf_w_u32(w, "general.alignment", 64);
-    gguf_w_tensor(w, "a", 1, ok, GGML_TYPE_F32_ID);
-    gguf_w_tensor(w, "b", 1, ok, GGML_TYPE_F32_ID);
+    w = kvp_gguf_writer_new();
+    kvp_gguf_w_u32(w, "general.alignment", 64);
+    kvp_gguf_w_tensor(w, "a", 1, ok, GGML_TYPE_F32_ID);
+    kvp_gguf_w_tensor(w, "b", 1, ok, GGML_TYPE_F32_ID);
     const char *path = at("al64.gguf");
-    CHECK("writer: alignment 64", gguf_writer_write(w, path, 0, &e) == 0);
+    CHECK("writer: alignment 64", kvp_gguf_writer_write(w, path, 0, &e) == 0);
     gguf_file *f = read_ok(path);
     CHECK("writer: alignment 64 read back: 32 bytes of data padded to 64",
           f && f->alignment == 64 && f->data_offset % 64 == 0 && f->tensors[1].offset == 64);
-    gguf_free(f);
+    kvp_gguf_free(f);
     struct stat before, after;
     stat(path, &before);
     CHECK("writer: an existing file is refused without force",
-          gguf_writer_write(w, path, 0, &e) == -1 && has(&e, "already exists") &&
+          kvp_gguf_writer_write(w, path, 0, &e) == -1 && has(&e, "already exists") &&
               stat(path, &after) == 0 && after.st_size == before.st_size);
-    CHECK("writer: force overwrites", gguf_writer_write(w, path, 1, &e) == 0 && (f = read_ok(path)));
-    gguf_free(f);
-    CHECK("writer: missing directory", gguf_writer_write(w, at("no/such/dir.gguf"), 0, &e) == -1 &&
+    CHECK("writer: force overwrites", kvp_gguf_writer_write(w, path, 1, &e) == 0 && (f = read_ok(path)));
+    kvp_gguf_free(f);
+    CHECK("writer: missing directory", kvp_gguf_writer_write(w, at("no/such/dir.gguf"), 0, &e) == -1 &&
                                            has(&e, "cannot create"));
-    gguf_writer_free(w);
+    kvp_gguf_writer_free(w);
     CHECK("writer: NULL writer (out of memory) reported",
-          gguf_writer_write(NULL, at("null.gguf"), 0, &e) == -1 && has(&e, "out of memory"));
+          kvp_gguf_writer_write(NULL, at("null.gguf"), 0, &e) == -1 && has(&e, "out of memory"));
 }
 
 /* A 7B-sized tensor occupies no disk: the data is a hole. */
 static void test_sparse(void)
 {
     const uint64_t ne[] = {4096, 4096, 8};
-    gguf_writer *w = gguf_writer_new();
-    gguf_w_tensor(w, "big", 3, ne, GGML_TYPE_F32_ID);
+    gguf_writer *w = kvp_gguf_writer_new();
+    kvp_gguf_w_tensor(w, "big", 3, ne, GGML_TYPE_F32_ID);
     kvp_error e;
     const char *path = at("sparse.gguf");
-    CHECK("sparse: writes", gguf_writer_write(w, path, 0, &e) == 0);
-    gguf_writer_free(w);
+    CHECK("sparse: writes", kvp_gguf_writer_write(w, path, 0, &e) == 0);
+    kvp_gguf_writer_free(w);
     struct stat st;
     CHECK("sparse: 512 MiB file, under 1 MiB on disk",
           stat(path, &st) == 0 && st.st_size > (512ll << 20) && st.st_blocks * 512ll < (1ll << 20));
     gguf_file *f = read_ok(path);
     CHECK("sparse: reads", f && f->tensors[0].nbytes == 512ull << 20);
-    gguf_free(f);
+    kvp_gguf_free(f);
     unlink(path);
 }
 
@@ -366,57 +366,57 @@ static void test_all_types(void)
     gguf_file *f = read_ok(path);
     CHECK("types: reads", f && f->n_kv == 26 && f->n_tensors == 0);
     if (f) {
-        CHECK("types: u8", uint_is(f, "s.u8", 200) && gguf_find(f, "s.u8")->type == GGUF_UINT8);
-        CHECK("types: i8", gguf_find(f, "s.i8")->v.i == -100 && float_is(f, "s.i8", -100));
+        CHECK("types: u8", uint_is(f, "s.u8", 200) && kvp_gguf_find(f, "s.u8")->type == GGUF_UINT8);
+        CHECK("types: i8", kvp_gguf_find(f, "s.i8")->v.i == -100 && float_is(f, "s.i8", -100));
         CHECK("types: u16", uint_is(f, "s.u16", 60000));
-        CHECK("types: i16", gguf_find(f, "s.i16")->v.i == -30000);
+        CHECK("types: i16", kvp_gguf_find(f, "s.i16")->v.i == -30000);
         CHECK("types: u32", uint_is(f, "s.u32", 4000000000u));
-        CHECK("types: i32", gguf_find(f, "s.i32")->v.i == -2000000000);
+        CHECK("types: i32", kvp_gguf_find(f, "s.i32")->v.i == -2000000000);
         CHECK("types: f32", float_is(f, "s.f32", (double)3.14159274f));
-        CHECK("types: bool", uint_is(f, "s.bool", 1) && gguf_get_float(f, "s.bool", &(double){0}));
-        CHECK("types: string", str_eq(gguf_find(f, "s.str")->v.str, "héllo"));
+        CHECK("types: bool", uint_is(f, "s.bool", 1) && kvp_gguf_get_float(f, "s.bool", &(double){0}));
+        CHECK("types: string", str_eq(kvp_gguf_find(f, "s.str")->v.str, "héllo"));
         CHECK("types: u64 max", uint_is(f, "s.u64", 18446744073709551615ull));
-        CHECK("types: i64", gguf_find(f, "s.i64")->v.i == -5000000000ll &&
-                                gguf_get_uint(f, "s.i64", &(uint64_t){0}) == -1);
+        CHECK("types: i64", kvp_gguf_find(f, "s.i64")->v.i == -5000000000ll &&
+                                kvp_gguf_get_uint(f, "s.i64", &(uint64_t){0}) == -1);
         CHECK("types: f64", float_is(f, "s.f64", 1.0 / 3));
         int arrays_ok = 1;
         for (unsigned t = 0; t < GGUF_TYPE_COUNT; t++) {
             char key[16];
             snprintf(key, sizeof key, "a.%u", t);
-            const gguf_kv *kv = gguf_find(f, key);
+            const gguf_kv *kv = kvp_gguf_find(f, key);
             if (t == GGUF_STRING || t == GGUF_ARRAY)
                 continue;
             double d0 = 0, d1 = 0;
             uint64_t u0 = 0, u1 = 0;
             int sgn = t == GGUF_INT8 || t == GGUF_INT16 || t == GGUF_INT32 || t == GGUF_INT64;
             int flt = t == GGUF_FLOAT32 || t == GGUF_FLOAT64;
-            arrays_ok &= kv && kv->arr_type == t && kv->arr_n == 2 && gguf_arr_float(kv, 0, &d0) == (t == GGUF_BOOL ? -1 : 0);
+            arrays_ok &= kv && kv->arr_type == t && kv->arr_n == 2 && kvp_gguf_arr_float(kv, 0, &d0) == (t == GGUF_BOOL ? -1 : 0);
             if (!kv)
                 continue;
             if (flt)
-                arrays_ok &= d0 == 1 && gguf_arr_float(kv, 1, &d1) == 0 && d1 != d1; /* ~0: NaN */
+                arrays_ok &= d0 == 1 && kvp_gguf_arr_float(kv, 1, &d1) == 0 && d1 != d1; /* ~0: NaN */
             else if (sgn)
-                arrays_ok &= d0 == 1 && gguf_arr_float(kv, 1, &d1) == 0 && d1 == -1 &&
-                             gguf_arr_uint(kv, 1, &u1) == -1;
+                arrays_ok &= d0 == 1 && kvp_gguf_arr_float(kv, 1, &d1) == 0 && d1 == -1 &&
+                             kvp_gguf_arr_uint(kv, 1, &u1) == -1;
             else
-                arrays_ok &= gguf_arr_uint(kv, 0, &u0) == 0 && u0 == 1 &&
-                             gguf_arr_uint(kv, 1, &u1) == 0 &&
+                arrays_ok &= kvp_gguf_arr_uint(kv, 0, &u0) == 0 && u0 == 1 &&
+                             kvp_gguf_arr_uint(kv, 1, &u1) == 0 &&
                              u1 == (t == GGUF_BOOL ? 1 : t == GGUF_UINT64 ? ~0ull : (1ull << (8 * (t == GGUF_UINT8 ? 1 : t == GGUF_UINT16 ? 2 : 4))) - 1);
         }
         CHECK("types: arrays of all 11 fixed-size types", arrays_ok);
         gguf_str s = {0};
-        const gguf_kv *kv = gguf_find(f, "a.str");
-        CHECK("types: string array", kv && gguf_arr_str(kv, 0, &s) == 0 && str_eq(s, "ab"));
-        kv = gguf_find(f, "a.nested");
+        const gguf_kv *kv = kvp_gguf_find(f, "a.str");
+        CHECK("types: string array", kv && kvp_gguf_arr_str(kv, 0, &s) == 0 && str_eq(s, "ab"));
+        kv = kvp_gguf_find(f, "a.nested");
         CHECK("nested: array of 3 arrays, data at the first element",
               kv && kv->type == GGUF_ARRAY && kv->arr_type == GGUF_ARRAY && kv->arr_n == 3 &&
                   kv->arr_data == (const uint8_t *)f->maps[0] + first &&
                   kv->arr_data[0] == GGUF_INT32);
         CHECK("nested: not readable as numbers or strings",
-              kv && gguf_arr_uint(kv, 0, &(uint64_t){0}) == -1 && gguf_arr_str(kv, 0, &s) == -1);
+              kv && kvp_gguf_arr_uint(kv, 0, &(uint64_t){0}) == -1 && kvp_gguf_arr_str(kv, 0, &s) == -1);
         CHECK("nested: the key after it is read", uint_is(f, "after", 9));
     }
-    gguf_free(f);
+    kvp_gguf_free(f);
 
     build_all_types(b, 2);
     path = at("v2.gguf");
@@ -424,7 +424,7 @@ static void test_all_types(void)
     f = read_ok(path);
     CHECK("v2: read as v3 (same layout: u64 counts and lengths)",
           f && f->version == 2 && f->n_kv == 26 && uint_is(f, "after", 9));
-    gguf_free(f);
+    kvp_gguf_free(f);
 
     /* 20 levels of arrays of one array */
     header(b, 3, 0, 1);
@@ -445,17 +445,17 @@ static int write_shard(const char *name, uint32_t no, uint32_t count, int32_t to
                        const char *const *tensors, int n)
 {
     const uint64_t ne[] = {32, 2};
-    gguf_writer *w = gguf_writer_new();
+    gguf_writer *w = kvp_gguf_writer_new();
     if (no == 0)
-        gguf_w_str(w, "general.architecture", "llama");
-    gguf_w_u32(w, "split.no", no);
-    gguf_w_u32(w, "split.count", count);
-    gguf_w_i32(w, "split.tensors.count", total);
+        kvp_gguf_w_str(w, "general.architecture", "llama");
+    kvp_gguf_w_u32(w, "split.no", no);
+    kvp_gguf_w_u32(w, "split.count", count);
+    kvp_gguf_w_i32(w, "split.tensors.count", total);
     for (int i = 0; i < n; i++)
-        gguf_w_tensor(w, tensors[i], 2, ne, GGML_TYPE_F16_ID);
+        kvp_gguf_w_tensor(w, tensors[i], 2, ne, GGML_TYPE_F16_ID);
     kvp_error e;
-    int rc = gguf_writer_write(w, at(name), 1, &e);
-    gguf_writer_free(w);
+    int rc = kvp_gguf_writer_write(w, at(name), 1, &e);
+    kvp_gguf_writer_free(w);
     return rc;
 }
 
@@ -466,11 +466,11 @@ static void test_split(void)
     write_shard("m-00002-of-00002.gguf", 1, 2, 3, t2, 1);
     gguf_file *f = read_ok(at("m-00001-of-00002.gguf"));
     CHECK("split: 2 shards read as one", f && f->n_shards == 2 && f->n_tensors == 3);
-    const gguf_tensor *t = f ? gguf_find_tensor(f, "c") : NULL;
+    const gguf_tensor *t = f ? kvp_gguf_find_tensor(f, "c") : NULL;
     CHECK("split: tensor of shard 2", t && t->shard == 1 && t->offset == 0 && t->nbytes == 128);
-    CHECK("split: metadata from shard 1", f && gguf_find(f, "general.architecture") &&
+    CHECK("split: metadata from shard 1", f && kvp_gguf_find(f, "general.architecture") &&
                                               f->tensors[1].shard == 0);
-    gguf_free(f);
+    kvp_gguf_free(f);
 
     kvp_error e = read_bad(at("m-00002-of-00002.gguf"));
     CHECK("split: shard 2 given", has(&e, "give the first shard (") && has(&e, "m-00001-of-00002.gguf)"));
@@ -576,8 +576,8 @@ static void test_hostile(void)
     gguf_file *f = read_ok(path);
     CHECK("hostile: the base file is valid",
           f && f->n_kv == 6 && f->n_tensors == 2 && f->data_offset == h.data &&
-              f->tensors[1].nbytes == 68 && gguf_find(f, "k.arr")->arr_n == 3);
-    gguf_free(f);
+              f->tensors[1].nbytes == 68 && kvp_gguf_find(f, "k.arr")->arr_n == 3);
+    kvp_gguf_free(f);
 
     /* (a) every truncation */
     int all = 1;
@@ -695,8 +695,8 @@ static void test_flips(void)
         save(path, p, h.size);
         gguf_file *f = NULL;
         kvp_error e = {0};
-        if (gguf_read(path, &f, &e) == 0)
-            gguf_free(f);
+        if (kvp_gguf_read(path, &f, &e) == 0)
+            kvp_gguf_free(f);
         else if (!clean_error(&e, path))
             clean = 0;
         else
@@ -727,12 +727,12 @@ int main(void)
         return 1;
     }
     CHECK("ggml types: q4_K 256 values in 144 bytes, iq4_nl 32 in 18, mxfp4 32 in 17",
-          ggml_type_block(12) == 256 && ggml_type_block_bytes(12) == 144 &&
-              ggml_type_block_bytes(20) == 18 && ggml_type_block_bytes(39) == 17 &&
-              strcmp(ggml_type_name(30), "bf16") == 0);
-    CHECK("ggml types: removed and unknown ids", ggml_type_block(4) == 0 && ggml_type_block(33) == 0 &&
-                                                     ggml_type_block(43) == 0 &&
-                                                     strcmp(ggml_type_name(99), "unknown") == 0);
+          kvp_ggml_type_block(12) == 256 && kvp_ggml_type_block_bytes(12) == 144 &&
+              kvp_ggml_type_block_bytes(20) == 18 && kvp_ggml_type_block_bytes(39) == 17 &&
+              strcmp(kvp_ggml_type_name(30), "bf16") == 0);
+    CHECK("ggml types: removed and unknown ids", kvp_ggml_type_block(4) == 0 && kvp_ggml_type_block(33) == 0 &&
+                                                     kvp_ggml_type_block(43) == 0 &&
+                                                     strcmp(kvp_ggml_type_name(99), "unknown") == 0);
     test_roundtrip();
     test_writer_errors();
     test_sparse();

@@ -276,7 +276,7 @@ static void full_qwen3_8b(void)
                     36ull * (2ull * 4096 * 4096 + 2ull * 4096 * 1024 + 3ull * 4096 * 12288);
     uint64_t norms = 4096 + 36ull * (2 * 4096 + 2 * 128);
     uint64_t want = mats * 2 + norms * 4, sum = 0;
-    CHECK("qwen3-8b full twin reads", gguf_read(p, &f, &e) == 0);
+    CHECK("qwen3-8b full twin reads", kvp_gguf_read(p, &f, &e) == 0);
     for (uint64_t i = 0; i < f->n_tensors; i++)
         sum += f->tensors[i].nbytes;
     CHECK("qwen3-8b full twin: 399 tensors", f->n_tensors == 3 + 36 * 11);
@@ -285,7 +285,7 @@ static void full_qwen3_8b(void)
     CHECK("qwen3-8b full twin: apparent size = header + tensor bytes",
           (uint64_t)st.st_size == f->data_offset + want);
     CHECK("qwen3-8b full twin: under 1 MiB on disk", (uint64_t)st.st_blocks * 512 < (1u << 20));
-    gguf_free(f);
+    kvp_gguf_free(f);
 }
 
 /* ---- errors --------------------------------------------------------------------- */
@@ -339,30 +339,30 @@ static void reader_errors(void)
         char k[64], label[160];
         kvp_model *m = NULL;
         kvp_error e;
-        gguf_writer *w = gguf_writer_new();
-        gguf_w_str(w, "general.architecture", arch);
+        gguf_writer *w = kvp_gguf_writer_new();
+        kvp_gguf_w_str(w, "general.architecture", arch);
         if (!cases[i].drop_blocks) {
             snprintf(k, sizeof k, "%s.block_count", arch);
-            gguf_w_u32(w, k, 4);
+            kvp_gguf_w_u32(w, k, 4);
         }
         snprintf(k, sizeof k, "%s.attention.head_count", arch);
-        gguf_w_u32(w, k, cases[i].mamba ? 0 : 8);
+        kvp_gguf_w_u32(w, k, cases[i].mamba ? 0 : 8);
         if (cases[i].kv_len) {
             uint32_t kv[3] = {2, 2, 2};
             snprintf(k, sizeof k, "%s.attention.head_count_kv", arch);
-            gguf_w_arr_u32(w, k, kv, cases[i].kv_len);
+            kvp_gguf_w_arr_u32(w, k, kv, cases[i].kv_len);
         }
         if (cases[i].nextn) {
             snprintf(k, sizeof k, "%s.nextn_predict_layers", arch);
-            gguf_w_u32(w, k, cases[i].nextn);
+            kvp_gguf_w_u32(w, k, cases[i].nextn);
         }
         if (cases[i].mamba) {
-            gguf_w_u32(w, "mamba.ssm.conv_kernel", 4);
-            gguf_w_u32(w, "mamba.ssm.state_size", 16);
+            kvp_gguf_w_u32(w, "mamba.ssm.conv_kernel", 4);
+            kvp_gguf_w_u32(w, "mamba.ssm.state_size", 16);
         }
         const char *p = path_for("hostile");
-        int written = gguf_writer_write(w, p, 1, &e) == 0;
-        gguf_writer_free(w);
+        int written = kvp_gguf_writer_write(w, p, 1, &e) == 0;
+        kvp_gguf_writer_free(w);
         snprintf(label, sizeof label, "reader refuses %s", cases[i].name);
         CHECK(label, written && kvp_model_from_gguf(p, &m, &e) != 0 && m == NULL);
         snprintf(label, sizeof label, "reader names the problem: %s", cases[i].name);
@@ -375,16 +375,16 @@ static void reader_nextn(void)
 {
     kvp_model *m = NULL;
     kvp_error e;
-    gguf_writer *w = gguf_writer_new();
-    gguf_w_str(w, "general.architecture", "glm4moe");
-    gguf_w_u32(w, "glm4moe.block_count", 5);
-    gguf_w_u32(w, "glm4moe.nextn_predict_layers", 1);
-    gguf_w_u32(w, "glm4moe.embedding_length", 512);
-    gguf_w_u32(w, "glm4moe.attention.head_count", 8);
-    gguf_w_u32(w, "glm4moe.attention.head_count_kv", 2);
+    gguf_writer *w = kvp_gguf_writer_new();
+    kvp_gguf_w_str(w, "general.architecture", "glm4moe");
+    kvp_gguf_w_u32(w, "glm4moe.block_count", 5);
+    kvp_gguf_w_u32(w, "glm4moe.nextn_predict_layers", 1);
+    kvp_gguf_w_u32(w, "glm4moe.embedding_length", 512);
+    kvp_gguf_w_u32(w, "glm4moe.attention.head_count", 8);
+    kvp_gguf_w_u32(w, "glm4moe.attention.head_count_kv", 2);
     const char *p = path_for("nextn");
-    int ok = gguf_writer_write(w, p, 1, &e) == 0 && kvp_model_from_gguf(p, &m, &e) == 0;
-    gguf_writer_free(w);
+    int ok = kvp_gguf_writer_write(w, p, 1, &e) == 0 && kvp_model_from_gguf(p, &m, &e) == 0;
+    kvp_gguf_writer_free(w);
     CHECK("nextn GGUF reads", ok);
     CHECK("nextn layers left out of the trunk", ok && m->n_layers == 4 && m->n_layer_nextn == 1);
     CHECK("head size = embedding_length / head_count", ok && m->layers[3].head_dim_k == 64 &&
