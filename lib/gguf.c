@@ -593,7 +593,7 @@ static int rd_shard(reader *r, uint32_t idx, const char *path, shard *sh, kvp_er
         return -1;
     /* llama.cpp pads to the data section only when there are tensors */
     sh->data_offset = n_tensors ? pad(c.pos, sh->alignment) : c.pos;
-    return check_data(&c, sh, f->tensors + first, n_tensors);
+    return check_data(&c, sh, n_tensors ? f->tensors + first : NULL, n_tensors);
 }
 
 /* ---- split models ---------------------------------------------------------- */
