@@ -58,6 +58,9 @@ static const struct opt {
     {"gpu", {"--gpu", NULL}, 1},
     {"entry", {"--entry", NULL}, 1},
     {"vllm-version", {"--vllm-version", NULL}, 1},
+    {"output", {"-o", "--output", NULL}, 1},
+    {"kv-only", {"--kv-only", NULL}, 0},
+    {"force", {"--force", NULL}, 0},
 };
 
 /* vLLM's options, so commands can accept them as a set. */
@@ -189,6 +192,12 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->runtime_set = 1;
     } else if (!strcmp(k, "variants")) {
         o->variants = val;
+    } else if (!strcmp(k, "output")) {
+        o->out = val;
+    } else if (!strcmp(k, "kv-only")) {
+        o->kv_only = 1;
+    } else if (!strcmp(k, "force")) {
+        o->force = 1;
     } else if (accepts(VLLM_KEYS, k)) {
         return set_vllm_opt(k, arg, val, o);
     } else if (!strcmp(k, "json")) {

@@ -40,6 +40,9 @@ typedef struct cli_opts {
     double gpu_util;
     int kv_fp8, prefix_caching, entry_serve;
     const char *gpu, *vllm_version;
+    /* twin */
+    const char *out;
+    int kv_only, force;
 } cli_opts;
 
 /* Prints "kvplan: msg" on stderr and returns code. */

@@ -1,7 +1,7 @@
 /* cmd_twin.c - `kvplan twin MODEL -o out.gguf`: a sparse shape-twin GGUF
  * that the real llama.cpp loads without weights, so its KV cache and state
  * sizes can be checked against kvplan's.  A thin layer over
- * kvp_model_load and kvp_twin_write; it parses its three options itself. */
+ * kvp_model_load and kvp_twin_write. */
 #include <string.h>
 #include <sys/stat.h>
 
@@ -12,8 +12,9 @@ static const char help[] =
     "\n"
     "Writes a shape twin of MODEL: a GGUF with llama.cpp's metadata for the model's\n"
     "architecture and the full tensor list with real shapes, whose data section is a\n"
-    "sparse hole. llama.cpp loads it (mmap, nothing is read) and creates a context,\n"
-    "printing the KV cache and state sizes it allocates; compare them with\n"
+    "sparse hole, so it costs a few KB of disk. llama.cpp loads it and creates a\n"
+    "context (instantly in its metadata-only no_alloc mode; with mmap it prefetches\n"
+    "the sparse file), printing the KV cache and state sizes; compare them with\n"
     "`kvplan mem MODEL --runtime llama.cpp`. The tokenizer is \"none\" with\n"
     "<arch>.vocab_size dummy tokens, enough for llama.cpp's C API.\n"
     "\n"
@@ -30,44 +31,9 @@ static const char help[] =
     "  kvplan twin gemma-3-4b-it --kv-only -o gemma3.gguf --force\n"
     "  kvplan twin ./config.json -o model.twin.gguf && kvplan show model.twin.gguf\n";
 
-typedef struct twin_opts {
-    const char *model, *out;
-    int kv_only, force;
-} twin_opts;
-
-static int parse(int argc, char **argv, twin_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--kv-only")) {
-            o->kv_only = 1;
-        } else if (!strcmp(a, "--force")) {
-            o->force = 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (i + 1 >= argc)
-                return cli_fail(EXIT_USAGE, "%s needs a value", a);
-            o->out = argv[++i];
-        } else if (!strncmp(a, "--output=", 9)) {
-            o->out = a + 9;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_fail(EXIT_USAGE, "%s: unknown option for twin (see twin --help)", a);
-        } else if (o->model) {
-            return cli_fail(EXIT_USAGE, "%s: unexpected argument (model is %s)", a, o->model);
-        } else {
-            o->model = a;
-        }
-    }
-    if (!o->model)
-        return cli_fail(EXIT_USAGE, "twin: no model given (see kvplan twin --help)");
-    if (!o->out || !*o->out)
-        return cli_fail(EXIT_USAGE, "twin: no output file: give -o OUT.gguf");
-    return 0;
-}
-
 /* What was written: the architecture as llama.cpp will read it, and the
  * apparent size next to the disk actually used. */
-static int report(const twin_opts *o, const kvp_model *src)
+static int report(const cli_opts *o, const kvp_model *src)
 {
     kvp_model *t;
     kvp_error e;
@@ -92,16 +58,21 @@ static int report(const twin_opts *o, const kvp_model *src)
 
 int cmd_twin(int argc, char **argv)
 {
-    twin_opts o;
+    cli_opts o;
     kvp_model *m;
     kvp_error e;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = parse(argc, argv, &o);
+    int rc = cli_parse(argc, argv, "output kv-only force", &o);
     if (rc)
         return rc;
-    if (kvp_model_load(o.model, &m, &e))
-        return cli_fail_err(&e);
+    if (!o.out || !*o.out) {
+        if (!o.model)
+            return cli_fail(EXIT_USAGE, "twin: no model given (see kvplan twin --help)");
+        return cli_fail(EXIT_USAGE, "twin: no output file: give -o OUT.gguf");
+    }
+    if ((rc = cli_load_model(&o, "twin", &m)))
+        return rc;
     rc = kvp_twin_write(m, o.out, o.kv_only, o.force, &e) ? cli_fail_err(&e) : report(&o, m);
     kvp_model_free(m);
     return rc;
