@@ -112,4 +112,4 @@ bench: $(B)/bench/bench_gguf
 	@BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/run.sh
 
 oracle: $(B)/kvplan
-	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh
+	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh --source both
