@@ -99,16 +99,7 @@ json_t *cfg_lookup(const cfg *c, const char *key, char *where, size_t wn)
 
 void cfg_fact(cfg *c, const char *name, int64_t value, const char *source)
 {
-    kvp_model *m = c->m;
-    for (size_t i = 0; i < m->n_facts; i++)
-        if (strcmp(m->facts[i].name, name) == 0)
-            return; /* the first reading of a fact is the one that counts */
-    if (m->n_facts >= sizeof m->facts / sizeof m->facts[0])
-        return;
-    kvp_fact *f = &m->facts[m->n_facts++];
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->value = value;
-    snprintf(f->source, sizeof f->source, "%s", source);
+    kvp_model_fact(c->m, name, value, source);
 }
 
 /* Converts a JSON number to an integer in [lo, hi]; integral reals (4096.0)

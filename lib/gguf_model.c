@@ -37,16 +37,6 @@ static const char *key(rd *r, const char *suffix)
     return r->key;
 }
 
-static void fact(kvp_model *m, const char *name, int64_t value, const char *source)
-{
-    if (m->n_facts >= sizeof m->facts / sizeof m->facts[0])
-        return;
-    kvp_fact *f = &m->facts[m->n_facts++];
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->value = value;
-    snprintf(f->source, sizeof f->source, "%s", source);
-}
-
 /* ---- typed access to the metadata ------------------------------------------ */
 
 /* An integer key "<arch>.suffix"; absent: dflt.  *found says which. */
@@ -244,13 +234,13 @@ static int state_shape(rd *r, kvp_layer *st)
             need_u(r, "ssm.state_size", KVP_MAX_DIM, &state) ||
             opt_u(r, "ssm.group_count", 0, KVP_MAX_HEADS, &groups))
             return -1;
-        fact(r->m, "d_inner", (int64_t)inner, "ssm.inner_size");
+        kvp_model_fact(r->m, "d_inner", (int64_t)inner, "ssm.inner_size");
         break;
     case STATE_SHORTCONV:
         if (need_u(r, "shortconv.l_cache", 1024, &conv))
             return -1;
         inner = r->m->hidden_size; /* the conv runs over n_embd channels */
-        fact(r->m, "d_inner", (int64_t)inner, "embedding_length (LFM2 short conv)");
+        kvp_model_fact(r->m, "d_inner", (int64_t)inner, "embedding_length (LFM2 short conv)");
         break;
     case STATE_RWKV:
         if (opt_u(r, "token_shift_count", 2, 64, &shift) ||
@@ -359,14 +349,14 @@ static int build_layers(rd *r)
             m->n_heads = L->n_head;
     }
     if (h.k_mla && h.v_mla) {
-        fact(m, "head_dim (latent)", (int64_t)h.k, "attention.key_length (kv_lora_rank + rope)");
-        fact(m, "mla k head dim", (int64_t)h.k_mla, "attention.key_length_mla");
-        fact(m, "mla v head dim", (int64_t)h.v_mla, "attention.value_length_mla");
+        kvp_model_fact(m, "head_dim (latent)", (int64_t)h.k, "attention.key_length (kv_lora_rank + rope)");
+        kvp_model_fact(m, "mla k head dim", (int64_t)h.k_mla, "attention.key_length_mla");
+        kvp_model_fact(m, "mla v head dim", (int64_t)h.v_mla, "attention.value_length_mla");
     } else if (h.k) {
-        fact(m, "head_dim", (int64_t)h.k, "attention.key_length (or embedding_length / heads)");
+        kvp_model_fact(m, "head_dim", (int64_t)h.k, "attention.key_length (or embedding_length / heads)");
     }
     if (r->n_swa && r->a->swa != SWA_NONE)
-        fact(m, "sliding_window", (int64_t)r->n_swa,
+        kvp_model_fact(m, "sliding_window", (int64_t)r->n_swa,
              r->a->swa == SWA_CHUNKED ? "llama.cpp's fixed Llama 4 chunk" :
                                         "attention.sliding_window");
     return 0;
@@ -383,7 +373,7 @@ static int read_heads(rd *r)
     if (get_layers(r, "attention.head_count_kv", KVP_MAX_HEADS, r->n_kv, &kv_found) ||
         get_layers(r, "feed_forward_length", 1ull << 32, r->ff, &found))
         return -1;
-    fact(r->m, "num_key_value_heads", r->n_kv[0],
+    kvp_model_fact(r->m, "num_key_value_heads", r->n_kv[0],
          kv_found ? "attention.head_count_kv (layer 0)"
                   : "attention.head_count_kv absent: = attention.head_count (MHA)");
     return 0;
@@ -423,9 +413,9 @@ static int read_twin_dims(rd *r)
         if (opt_u(r, "attention.kv_lora_rank", 0, KVP_MAX_DIM, &v))
             return -1;
         if (v)
-            fact(m, "kv_lora_rank", (int64_t)v, "attention.kv_lora_rank");
+            kvp_model_fact(m, "kv_lora_rank", (int64_t)v, "attention.kv_lora_rank");
         if (m->n_rot)
-            fact(m, "qk_rope_head_dim", m->n_rot, "rope.dimension_count");
+            kvp_model_fact(m, "qk_rope_head_dim", m->n_rot, "rope.dimension_count");
     }
     return 0;
 }
@@ -487,11 +477,11 @@ static int read_sizes(rd *r)
     r->n_all = (uint32_t)all;
     m->n_layers = (uint32_t)(all - nextn);
     m->n_layer_nextn = (uint32_t)nextn;
-    fact(m, "layers", m->n_layers, nextn ? "block_count - nextn_predict_layers" : "block_count");
+    kvp_model_fact(m, "layers", m->n_layers, nextn ? "block_count - nextn_predict_layers" : "block_count");
     if (m->hidden_size)
-        fact(m, "hidden_size", (int64_t)m->hidden_size, "embedding_length");
+        kvp_model_fact(m, "hidden_size", (int64_t)m->hidden_size, "embedding_length");
     if (m->max_position)
-        fact(m, "max_position_embeddings", (int64_t)m->max_position, "context_length");
+        kvp_model_fact(m, "max_position_embeddings", (int64_t)m->max_position, "context_length");
     return 0;
 }
 

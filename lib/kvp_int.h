@@ -16,6 +16,10 @@
 /* Sets err (if not NULL) and returns -1, so callers can `return kvp_fail(...)`. */
 int kvp_fail(kvp_error *err, int code, const char *fmt, ...) KVP_PRINTF(3, 4);
 
+/* Records where a model number came from; the first reading of a name is
+ * the one that counts, and a full table drops the rest. */
+void kvp_model_fact(kvp_model *m, const char *name, int64_t value, const char *source);
+
 /* Appends a note to a runtime result's fixed array of note lines (dropped
  * when the array is full). */
 void kvp_note_add(char *notes, size_t width, size_t cap, size_t *n, const char *fmt, ...)

@@ -19,6 +19,19 @@ const char *kvp_layer_kind_name(kvp_layer_kind k)
     return (unsigned)k < KVP_LAYER_KIND_COUNT ? names[k] : "?";
 }
 
+void kvp_model_fact(kvp_model *m, const char *name, int64_t value, const char *source)
+{
+    for (size_t i = 0; i < m->n_facts; i++)
+        if (strcmp(m->facts[i].name, name) == 0)
+            return;
+    if (m->n_facts >= sizeof m->facts / sizeof m->facts[0])
+        return;
+    kvp_fact *f = &m->facts[m->n_facts++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->value = value;
+    snprintf(f->source, sizeof f->source, "%s", source);
+}
+
 void kvp_model_free(kvp_model *m)
 {
     if (m) {
