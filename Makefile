@@ -33,7 +33,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 MODELS  := $(wildcard data/models/*.json) data/models/catalog.list
 
-.PHONY: all test check oracle demo install clean
+.PHONY: all test check install-check oracle demo install clean
 all: $(B)/kvplan $(B)/libkvplan.so
 
 $(B)/lib $(B)/src $(B)/tests $(B)/tools:
@@ -69,7 +69,11 @@ $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libkvplan.a | $(B)/tests
 check: $(B)/kvplan $(UNIT_BIN)
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
 
-test: check oracle
+test: check install-check oracle
+
+# make install into a scratch prefix; the README's library example against it
+install-check: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
+	@B=$(B) bash tests/install-check.sh
 
 DEMO_MODELS := qwen3-8b mistral-7b-v0.3 gemma-3-4b-it gpt-oss-20b deepseek-v2-lite qwen3.5-9b
 
