@@ -15,10 +15,11 @@ static const char usage[] =
     "  show MODEL             architecture card: layer kinds, bytes/token, state, provenance\n"
     "  mem MODEL [options]    memory for a context length and settings\n"
     "  compare MODEL...       several models, runtimes and lengths in one table\n"
+    "  -- COMMAND...          a pasted llama-server / vllm serve command line\n"
     "  twin MODEL -o OUT      sparse shape-twin GGUF (real shapes, no weights) for llama.cpp\n"
     "\n"
-    "MODEL is a catalog name (qwen3-8b), a config.json, a directory holding one, or an\n"
-    "org/name repo id in the local Hugging Face cache.\n"
+    "MODEL is a catalog name (qwen3-8b), a config.json or a directory holding one, a GGUF\n"
+    "file, or an org/name repo id in the local Hugging Face cache.\n"
     "All sizes are binary: MiB = 2^20 bytes, GiB = 2^30 bytes.\n"
     "\n"
     "examples:\n"
@@ -26,6 +27,8 @@ static const char usage[] =
     "  kvplan show gemma-3-4b-it\n"
     "  kvplan mem qwen3-8b --runtime theory -c 32k --json\n"
     "  kvplan mem ./config.json -c 128k -np 4 -ctk q8_0 -ctv q8_0\n"
+    "  kvplan -- llama-server -m model.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on\n"
+    "  kvplan -- vllm serve Qwen/Qwen3-8B --max-model-len 40960 --gpu-memory-utilization 0.9\n"
     "\n"
     "`kvplan COMMAND --help` describes each command.\n";
 
@@ -34,8 +37,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"models", cmd_models}, {"show", cmd_show}, {"mem", cmd_mem}, {"compare", cmd_compare},
-                   {"twin", cmd_twin}};
+    } cmds[] = {{"models", cmd_models}, {"show", cmd_show},   {"mem", cmd_mem},
+                {"compare", cmd_compare}, {"twin", cmd_twin}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -48,7 +51,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
-    if (argv[1][0] == '-')
+    if (argv[1][0] == '-') {
+        /* kvplan [OPTIONS] -- COMMAND...: a pasted runtime command line */
+        for (int i = 1; i < argc; i++)
+            if (!strcmp(argv[i], "--"))
+                return cmd_paste(i - 1, argv + 1, argc - i - 1, argv + i + 1);
         return cli_fail(EXIT_USAGE, "%s: unknown option (see kvplan --help)", argv[1]);
+    }
     return cmd_summary(argc, argv);
 }
