@@ -116,7 +116,9 @@ int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err)
     }
     if (e)
         return load_catalog(e, out, err);
-    if (strchr(spec, '/') && (spec[0] == '/' || spec[0] == '.' || strstr(spec, ".json")))
+    size_t n = strlen(spec);
+    if (spec[0] == '/' || spec[0] == '.' || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
+        (n > 5 && !strcmp(spec + n - 5, ".gguf")))
         return kvp_fail(err, KVP_EINPUT, "%s: no such file", spec);
     return kvp_fail(err, KVP_EINPUT,
                     "%s: no such file, catalog model or Hugging Face cache entry "
