@@ -339,6 +339,35 @@ const char *kvp_vllm_gpus(void);
 /* Weights of the model in its dtype on one GPU (tp, pp), from the config. */
 uint64_t kvp_model_param_count(const kvp_model *m);
 
+/* ---- fit: the inverse question ---------------------------------------------- */
+
+typedef enum kvp_runtime { KVP_RT_THEORY, KVP_RT_LLAMA, KVP_RT_VLLM } kvp_runtime;
+
+/* Settings for one runtime; only the one `runtime` names is read.  The
+ * context and sequence fields of the settings are what fit varies. */
+typedef struct kvp_fit_params {
+    kvp_runtime runtime;
+    uint64_t budget;           /* bytes for the KV cache and state */
+    uint64_t context;          /* tokens per sequence for "most sequences" */
+    uint32_t seqs;             /* sequences for "largest context" (>= 1) */
+    kvp_theory_params theory;
+    kvp_llama_params llama;
+    kvp_vllm_params vllm;
+} kvp_fit_params;
+
+typedef struct kvp_fit_result {
+    kvp_runtime runtime;
+    /* the largest context for `seqs` sequences: tokens per sequence (theory,
+     * vLLM's max_model_len) or llama.cpp's -c; 0 when nothing fits */
+    uint64_t max_context, bytes_at_max_context;
+    int context_capped;        /* stopped by the model's (vLLM: derived) limit */
+    /* the most sequences of `context` tokens each; 0 when not even one fits */
+    uint64_t max_seqs, bytes_at_max_seqs;
+    double vllm_concurrency;   /* vLLM: num_blocks / blocks per request */
+} kvp_fit_result;
+
+int kvp_fit(const kvp_model *m, const kvp_fit_params *p, kvp_fit_result *out, kvp_error *err);
+
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 
 /* Each returns a malloc'd, indented JSON document (free with free()), or
@@ -347,6 +376,8 @@ char *kvp_model_json(const kvp_model *m);
 char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r);
 char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r);
 char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r);
+char *kvp_fit_json(const kvp_model *m, const kvp_fit_params *p, const kvp_fit_result *r,
+                   size_t n);
 
 /* ---- units --------------------------------------------------------------- */
 

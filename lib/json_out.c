@@ -250,3 +250,31 @@ char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r)
     json_object_set_new(doc, "notes", notes);
     return dump(doc);
 }
+
+char *kvp_fit_json(const kvp_model *m, const kvp_fit_params *p, const kvp_fit_result *r,
+                   size_t n)
+{
+    static const char *names[] = {"theory", "llama.cpp", "vllm"};
+    json_t *doc = json_object(), *results = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "runtime", json_string(names[r[i].runtime]));
+        json_object_set_new(o, "max_context", json_integer((json_int_t)r[i].max_context));
+        json_object_set_new(o, "context_capped", json_boolean(r[i].context_capped));
+        json_object_set_new(o, "bytes_at_max_context",
+                            json_integer((json_int_t)r[i].bytes_at_max_context));
+        json_object_set_new(o, "max_sequences", json_integer((json_int_t)r[i].max_seqs));
+        json_object_set_new(o, "bytes_at_max_sequences",
+                            json_integer((json_int_t)r[i].bytes_at_max_seqs));
+        if (r[i].runtime == KVP_RT_VLLM)
+            json_object_set_new(o, "max_concurrency", json_real(r[i].vllm_concurrency));
+        json_array_append_new(results, o);
+    }
+    json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
+    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "memory_bytes", json_integer((json_int_t)p->budget));
+    json_object_set_new(doc, "sequences", json_integer(p->seqs));
+    json_object_set_new(doc, "context", json_integer((json_int_t)p->context));
+    json_object_set_new(doc, "results", results);
+    return dump(doc);
+}

@@ -59,6 +59,7 @@ static const struct opt {
     {"entry", {"--entry", NULL}, 1},
     {"vllm-version", {"--vllm-version", NULL}, 1},
     {"output", {"-o", "--output", NULL}, 1},
+    {"memory", {"--memory", "-m", NULL}, 1},
     {"kv-only", {"--kv-only", NULL}, 0},
     {"force", {"--force", NULL}, 0},
 };
@@ -192,6 +193,10 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->runtime_set = 1;
     } else if (!strcmp(k, "variants")) {
         o->variants = val;
+    } else if (!strcmp(k, "memory")) {
+        if (kvp_parse_bytes(val, &o->memory))
+            return cli_fail(EXIT_INPUT, "%s %s: a size such as 24GiB, 24GB or 25769803776", arg,
+                            val);
     } else if (!strcmp(k, "output")) {
         o->out = val;
     } else if (!strcmp(k, "kv-only")) {

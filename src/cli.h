@@ -40,6 +40,8 @@ typedef struct cli_opts {
     double gpu_util;
     int kv_fp8, prefix_caching, entry_serve;
     const char *gpu, *vllm_version;
+    /* fit */
+    uint64_t memory;
     /* twin */
     const char *out;
     int kv_only, force;
@@ -78,6 +80,7 @@ int cmd_models(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 /* kv: kvplan's own options before "--"; argv: the pasted command. */
 int cmd_paste(int n_kv, char **kv, int argc, char **argv);
 int cmd_summary(int argc, char **argv);
