@@ -368,6 +368,31 @@ typedef struct kvp_fit_result {
 
 int kvp_fit(const kvp_model *m, const kvp_fit_params *p, kvp_fit_result *out, kvp_error *err);
 
+/* ---- runtime logs ------------------------------------------------------------ */
+
+enum { KVP_LOG_NONE, KVP_LOG_LLAMA, KVP_LOG_VLLM };
+
+/* What a runtime's startup log says about its cache. */
+typedef struct kvp_log {
+    int kind;                    /* KVP_LOG_LLAMA or KVP_LOG_VLLM */
+    /* llama.cpp: the context as it logged it (n_ctx after padding) */
+    char arch[48];               /* print_info: arch */
+    uint64_t n_ctx, n_ctx_seq;
+    uint32_t n_seq, n_batch, n_ubatch, n_rs_seq;
+    kvp_flash_attn flash_attn;   /* as resolved: enabled / disabled */
+    int kv_unified;              /* -1 when not logged */
+    int swa_full;
+    kvp_dtype type_k, type_v;    /* from the size lines */
+    size_t n_size_lines;
+    char size_lines[6][300];     /* "llama_kv_cache: size = ..." as logged */
+    /* vLLM */
+    double vllm_avail_gib;       /* "Available KV cache memory", 2 decimals */
+    uint64_t vllm_tokens, vllm_max_len;
+    double vllm_concurrency;
+} kvp_log;
+
+int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *out, kvp_error *err);
+
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 
 /* Each returns a malloc'd, indented JSON document (free with free()), or
