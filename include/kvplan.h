@@ -73,8 +73,9 @@ typedef struct kvp_layer {
     uint32_t head_dim_k;   /* MLA: kv_lora_rank + qk_rope_head_dim */
     uint32_t head_dim_v;   /* MLA: 0 (V is a view of the latent) */
     uint32_t window;       /* sliding window or chunk size; 0 otherwise */
-    /* MLA only: what a converter that expands the latent would store */
-    uint32_t mla_heads, mla_k_head_dim, mla_v_head_dim;
+    /* MLA only: what a converter that expands the latent would store, and
+     * the rope part of the latent (kv_lora_rank = head_dim_k - mla_rope_dim) */
+    uint32_t mla_heads, mla_k_head_dim, mla_v_head_dim, mla_rope_dim;
     /* state kinds (linear, mamba): conv state (d_conv-1) x (d_inner +
      * 2 n_group d_state) and SSM state d_inner x d_state, the common form of
      * Mamba1 (n_group 0), Mamba2 and Gated DeltaNet (d_inner = Hv x Dv,
@@ -83,6 +84,7 @@ typedef struct kvp_layer {
      * counts wherever d_inner is non-zero. */
     uint32_t d_conv, d_state, n_group;
     uint64_t d_inner;
+    uint32_t n_ssm_heads;  /* SSM / value heads (Mamba2, GDN); 0 when unknown */
     kvp_dtype conv_dtype, ssm_dtype;
     int32_t shared_from;   /* KVP_LAYER_SHARED: source layer; else -1 */
 } kvp_layer;
@@ -392,6 +394,62 @@ typedef struct kvp_log {
 } kvp_log;
 
 int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *out, kvp_error *err);
+
+/* ---- prefix-cache simulator (vLLM v1 block pool) ---------------------------- */
+
+/* One request of a workload: its prompt and output lengths, and the hashes of
+ * its full blocks in order (hashes[hash_off .. hash_off + n_hashes) of the
+ * workload).  Equal hash = equal prefix up to and including that block. */
+typedef struct kvp_sim_request {
+    double timestamp;               /* ms, as the trace gives it (0 for generators) */
+    uint64_t prompt_tokens, output_tokens;
+    size_t hash_off, n_hashes;
+} kvp_sim_request;
+
+typedef struct kvp_workload {
+    kvp_sim_request *req;
+    size_t n_req;
+    uint64_t *hashes;
+    size_t n_hashes;
+    uint32_t block_size;            /* the block size the hashes are for */
+    char name[160];
+} kvp_workload;
+
+/* A Mooncake JSONL trace (timestamp, input_length, output_length, hash_ids;
+ * 512-token blocks).  Output blocks are unhashed: the trace has no ids. */
+int kvp_workload_mooncake(const char *path, kvp_workload *out, kvp_error *err);
+/* shared-prefix:N,P,U[,O]   cyclic:D,T,R[,S[,O]]   grouped:G,K,P,U[,O[,cyclic|grouped]] */
+int kvp_workload_synthetic(const char *spec, uint32_t block_size, kvp_workload *out,
+                           kvp_error *err);
+void kvp_workload_free(kvp_workload *w);
+
+typedef struct kvp_sim_config {
+    uint64_t num_blocks;            /* vLLM's num_gpu_blocks, the null block included */
+    uint32_t block_size;            /* must equal the workload's */
+    int null_block;                 /* 1 (vLLM): block 0 is never allocated */
+    int free_unhashed_to_tail;      /* 0 (vLLM today): unhashed blocks go to the head */
+} kvp_sim_config;
+
+typedef struct kvp_sim_result {
+    uint64_t num_blocks, usable_blocks;
+    uint64_t requests, oversized;   /* oversized: larger than the pool, counted as misses */
+    uint64_t prompt_tokens, hit_tokens;
+    uint64_t computed_tokens;       /* prefill tokens computed = prompt - hit */
+    uint64_t evictions, peak_blocks;
+    double hit_rate;                /* hit_tokens / prompt_tokens, as vLLM's metric */
+} kvp_sim_result;
+
+void kvp_sim_defaults(kvp_sim_config *c);
+/* Sequential replay: each request is admitted, prefilled, decoded and freed
+ * before the next one. */
+int kvp_sim_run(const kvp_workload *w, const kvp_sim_config *c, kvp_sim_result *out,
+                kvp_error *err);
+/* The replay at each of n capacities (num_blocks); progress may be NULL. */
+int kvp_sim_sweep(const kvp_workload *w, const kvp_sim_config *c, const uint64_t *num_blocks,
+                  size_t n, kvp_sim_result *out, kvp_error *err,
+                  void (*progress)(size_t done, size_t n, void *arg), void *arg);
+/* The index i >= 1 where hit_rate rises most from point i-1 (0 if none rises). */
+size_t kvp_sim_cliff(const kvp_sim_result *r, size_t n);
 
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 

@@ -259,6 +259,12 @@ static int state_shape(rd *r, kvp_layer *st)
     st->d_inner = inner;
     st->d_state = (uint32_t)state;
     st->n_group = (uint32_t)groups;
+    /* ssm.time_step_rank is the head count of Mamba2 and Gated DeltaNet
+     * (Mamba1 has no groups, and there it is the dt projection's rank) */
+    uint64_t heads = 0;
+    if (groups && opt_u(r, "ssm.time_step_rank", 0, KVP_MAX_HEADS, &heads))
+        return -1;
+    st->n_ssm_heads = (uint32_t)heads;
     st->conv_dtype = st->ssm_dtype = KVP_F32;
     return 0;
 }
@@ -409,13 +415,23 @@ static int read_twin_dims(rd *r)
         return -1;
     m->n_rot = (uint32_t)v;
     if (r->a->mla) {
-        /* the twin writer needs the latent split into rank and rope */
+        /* the latent's split into rank and rope: kv_lora_rank when written,
+         * else rope.dimension_count */
         if (opt_u(r, "attention.kv_lora_rank", 0, KVP_MAX_DIM, &v))
             return -1;
         if (v)
             kvp_model_fact(m, "kv_lora_rank", (int64_t)v, "attention.kv_lora_rank");
         if (m->n_rot)
             kvp_model_fact(m, "qk_rope_head_dim", m->n_rot, "rope.dimension_count");
+        for (uint32_t il = 0; il < m->n_layers; il++) {
+            kvp_layer *L = &m->layers[il];
+            if (L->kind != KVP_LAYER_MLA)
+                continue;
+            if (v && v < L->head_dim_k)
+                L->mla_rope_dim = L->head_dim_k - (uint32_t)v;
+            else if (m->n_rot < L->head_dim_k)
+                L->mla_rope_dim = m->n_rot;
+        }
     }
     return 0;
 }

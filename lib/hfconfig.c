@@ -344,6 +344,7 @@ static int read_mla(cfg *c, kvp_layer *L)
     L->mla_heads = (uint32_t)heads;
     L->mla_k_head_dim = (uint32_t)(nope + rope);
     L->mla_v_head_dim = (uint32_t)vhd;
+    L->mla_rope_dim = (uint32_t)rope;
     c->m->n_heads = (uint32_t)heads;
     return 0;
 }
@@ -372,6 +373,7 @@ static int read_gdn(cfg *c, kvp_layer *L)
         cfg_uint(c, "linear_conv_kernel_dim", 1, 1024, "linear_conv_kernel_dim", &k))
         return -1;
     L->d_conv = (uint32_t)k;
+    L->n_ssm_heads = (uint32_t)hv;
     L->d_inner = hv * dv;
     L->n_group = (uint32_t)hk;
     L->d_state = (uint32_t)dk;
@@ -396,7 +398,7 @@ static int read_shortconv(cfg *c, kvp_layer *L)
 
 static int read_mamba(cfg *c, kvp_layer *L)
 {
-    uint64_t conv, state, inner, groups = 0, expand;
+    uint64_t conv, state, inner, groups = 0, expand, heads = 0;
     int found;
     switch (c->arch->layout) {
     case LAYOUT_JAMBA:
@@ -408,7 +410,7 @@ static int read_mamba(cfg *c, kvp_layer *L)
         cfg_fact(c, "d_inner", (int64_t)inner, "mamba_expand x hidden_size");
         break;
     case LAYOUT_NEMOTRON_H: {
-        uint64_t heads, hd;
+        uint64_t hd;
         if (cfg_uint(c, "conv_kernel", 1, 1024, "conv_kernel", &conv) ||
             cfg_uint(c, "ssm_state_size", 1, KVP_MAX_DIM, "ssm_state_size", &state) ||
             cfg_uint(c, "n_groups", 1, KVP_MAX_HEADS, "n_groups", &groups) ||
@@ -416,6 +418,7 @@ static int read_mamba(cfg *c, kvp_layer *L)
             cfg_uint(c, "mamba_head_dim", 1, KVP_MAX_DIM, "mamba_head_dim", &hd))
             return -1;
         inner = heads * hd;
+        L->n_ssm_heads = (uint32_t)heads;
         cfg_fact(c, "d_inner", (int64_t)inner, "mamba_num_heads x mamba_head_dim");
         break;
     }
@@ -428,30 +431,31 @@ static int read_mamba(cfg *c, kvp_layer *L)
             return -1;
         inner = expand * c->m->hidden_size;
         cfg_fact(c, "d_inner", (int64_t)inner, "expand x hidden_size");
+        if (cfg_uint_opt(c, "num_heads", 1, KVP_MAX_HEADS, NULL, &heads, &found))
+            return -1;
+        L->n_ssm_heads = found ? (uint32_t)heads : 0;
         break;
     case LAYOUT_FALCON_H1:
     case LAYOUT_GRANITE_HYBRID: {
         /* mamba_d_ssm, else mamba_n_heads x mamba_d_head, else mamba_expand x hidden */
-        uint64_t heads = 0, hd = 0;
+        uint64_t hd = 0;
+        int fh = 0, fd = 0;
         if (cfg_uint(c, "mamba_d_conv", 1, 1024, "mamba_d_conv", &conv) ||
             cfg_uint(c, "mamba_d_state", 1, KVP_MAX_DIM, "mamba_d_state", &state) ||
             cfg_uint(c, "mamba_n_groups", 1, KVP_MAX_HEADS, "mamba_n_groups", &groups) ||
+            cfg_uint_opt(c, "mamba_n_heads", 1, KVP_MAX_HEADS, NULL, &heads, &fh) ||
+            cfg_uint_opt(c, "mamba_d_head", 1, KVP_MAX_DIM, NULL, &hd, &fd) ||
             cfg_uint_opt(c, "mamba_d_ssm", 1, 1ull << 32, "d_inner", &inner, &found))
             return -1;
-        if (!found) {
-            int fh = 0, fd = 0;
-            if (cfg_uint_opt(c, "mamba_n_heads", 1, KVP_MAX_HEADS, NULL, &heads, &fh) ||
-                cfg_uint_opt(c, "mamba_d_head", 1, KVP_MAX_DIM, NULL, &hd, &fd))
+        L->n_ssm_heads = fh ? (uint32_t)heads : 0;
+        if (!found && c->arch->layout == LAYOUT_FALCON_H1 && fh && fd) {
+            inner = heads * hd;
+            cfg_fact(c, "d_inner", (int64_t)inner, "mamba_n_heads x mamba_d_head");
+        } else if (!found) {
+            if (cfg_uint(c, "mamba_expand", 1, 64, "mamba_expand", &expand))
                 return -1;
-            if (c->arch->layout == LAYOUT_FALCON_H1 && fh && fd) {
-                inner = heads * hd;
-                cfg_fact(c, "d_inner", (int64_t)inner, "mamba_n_heads x mamba_d_head");
-            } else {
-                if (cfg_uint(c, "mamba_expand", 1, 64, "mamba_expand", &expand))
-                    return -1;
-                inner = expand * c->m->hidden_size;
-                cfg_fact(c, "d_inner", (int64_t)inner, "mamba_expand x hidden_size");
-            }
+            inner = expand * c->m->hidden_size;
+            cfg_fact(c, "d_inner", (int64_t)inner, "mamba_expand x hidden_size");
         }
         break;
     }

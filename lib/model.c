@@ -134,7 +134,8 @@ static int same_shape(const kvp_layer *a, const kvp_layer *b)
            a->n_group == b->n_group && a->d_inner == b->d_inner &&
            a->conv_dtype == b->conv_dtype && a->ssm_dtype == b->ssm_dtype &&
            a->mla_heads == b->mla_heads && a->mla_k_head_dim == b->mla_k_head_dim &&
-           a->mla_v_head_dim == b->mla_v_head_dim;
+           a->mla_v_head_dim == b->mla_v_head_dim && a->mla_rope_dim == b->mla_rope_dim &&
+           a->n_ssm_heads == b->n_ssm_heads;
 }
 
 size_t kvp_model_groups(const kvp_model *m, kvp_group *out, size_t cap)

@@ -129,15 +129,6 @@ static uint64_t need(tally *t, uint64_t v)
     return v;
 }
 
-/* A value only recorded as a fact (the config key it came from); 0 if absent. */
-static uint64_t fact(const kvp_model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n_facts && i < sizeof m->facts / sizeof m->facts[0]; i++)
-        if (!strcmp(m->facts[i].name, name) && m->facts[i].value > 0)
-            return (uint64_t)m->facts[i].value;
-    return 0;
-}
-
 /* vLLM's resolved-architecture records (the catalog's *.derived.json from
  * vLLM's ground truth) spell the layer count total_num_hidden_layers and
  * carry no FFN, SSM, bias or tying fields: the rest would be defaults that
@@ -177,12 +168,11 @@ static void attention(tally *t, const kvp_model *m, const recipe *r, const kvp_l
 }
 
 /* DeepSeek's multi-head latent attention.  The layer keeps rank + rope
- * (head_dim_k), nope + rope and v_head; the split of the first needs
- * qk_rope_head_dim, which only the facts record. */
+ * (head_dim_k) and its rope part, nope + rope and v_head. */
 static void mla(tally *t, const kvp_model *m, const kvp_layer *L)
 {
     uint64_t h = m->hidden_size, nh = L->n_head, qk = L->mla_k_head_dim,
-             v = need(t, L->mla_v_head_dim), rope = need(t, fact(m, "qk_rope_head_dim"));
+             v = need(t, L->mla_v_head_dim), rope = need(t, L->mla_rope_dim);
     if (rope >= L->head_dim_k || rope >= qk) {
         t->bad = 1;
         return;
@@ -208,7 +198,7 @@ static void mla(tally *t, const kvp_model *m, const kvp_layer *L)
 static void gated_deltanet(tally *t, const kvp_model *m, const kvp_layer *L)
 {
     uint64_t h = m->hidden_size, key = (uint64_t)L->n_group * L->d_state, val = L->d_inner,
-             hv = need(t, fact(m, "linear_num_value_heads"));
+             hv = need(t, L->n_ssm_heads);
     if (!hv || val % hv) {
         t->bad = 1;
         return;
@@ -242,13 +232,12 @@ static void mamba1(tally *t, const kvp_model *m, const recipe *r, const kvp_laye
 
 /* Mamba2 (Nemotron-H, Mamba2): in_proj to z, x, B, C and dt (one per head),
  * a depthwise conv with bias over x, B and C, dt_bias, A_log and D per head,
- * a gated RMSNorm over d_inner, out_proj.  The head count is recorded only
- * as a fact (Nemotron-H's mamba_num_heads). */
+ * a gated RMSNorm over d_inner, out_proj. */
 static void mamba2(tally *t, const kvp_model *m, const kvp_layer *L)
 {
     uint64_t h = m->hidden_size, in = L->d_inner,
              bc = 2 * (uint64_t)L->n_group * L->d_state,
-             heads = need(t, fact(m, "mamba_num_heads"));
+             heads = need(t, L->n_ssm_heads);
     add2(t, h, 2 * in + bc + heads);
     add2(t, in + bc, L->d_conv + 1);
     add2(t, heads, 3);

@@ -30,15 +30,6 @@ static int fail(twin_ctx *t, kvp_error *err, const char *what, uint32_t il)
                     t->m->name, t->a->gguf, what, il);
 }
 
-/* A fact recorded when the model was read ("kv_lora_rank"), or 0. */
-static uint64_t fact_value(const kvp_model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n_facts; i++)
-        if (strcmp(m->facts[i].name, name) == 0 && m->facts[i].value > 0)
-            return (uint64_t)m->facts[i].value;
-    return 0;
-}
-
 static int alloc(twin_ctx *t, kvp_error *err)
 {
     uint32_t n = t->n_layer;
@@ -179,13 +170,15 @@ static int plan_layers(twin_ctx *t, kvp_error *err)
     return 0;
 }
 
-/* The rope dimensions of an MLA latent: a fact when the model was read,
- * else qk_rope_head_dim = 64, as in every DeepSeek-V2/V3 and Kimi K2. */
+/* The rope dimensions of an MLA latent: the layers say, when the model
+ * knew; else qk_rope_head_dim = 64, as in every DeepSeek-V2/V3 and Kimi K2. */
 static int plan_mla(twin_ctx *t, kvp_error *err)
 {
     if (!t->a->mla)
         return 0;
-    uint64_t rope = fact_value(t->m, "qk_rope_head_dim");
+    uint64_t rope = 0;
+    for (uint32_t il = 0; il < t->m->n_layers && !rope; il++)
+        rope = t->m->layers[il].kind == KVP_LAYER_MLA ? t->m->layers[il].mla_rope_dim : 0;
     if (!rope)
         rope = t->m->n_rot ? t->m->n_rot : 64;
     if (rope >= t->hk || t->mla_k <= rope)
@@ -199,14 +192,20 @@ static int plan_mla(twin_ctx *t, kvp_error *err)
     return 0;
 }
 
-/* ssm.time_step_rank never enters the state: the Gated DeltaNet value
- * heads (d_inner / head size, llama.cpp assumes key and value heads of one
- * size), Mamba2's heads of 64 channels, Mamba1's ceil(n_embd / 16). */
+/* ssm.time_step_rank never enters the state: the model's SSM head count
+ * when it knows it; else the Gated DeltaNet value heads (d_inner / head
+ * size, llama.cpp assumes key and value heads of one size), Mamba2's heads
+ * of 64 channels, Mamba1's ceil(n_embd / 16). */
 static int plan_dt_rank(twin_ctx *t, uint64_t n_embd, kvp_error *err)
 {
+    uint32_t heads = 0;
     if (!t->d_inner || t->a->state != STATE_SSM)
         return 0;
-    if (t->a->recr == RECR_INTERVAL) {
+    for (uint32_t il = 0; il < t->m->n_layers && !heads; il++)
+        heads = t->m->layers[il].d_inner ? t->m->layers[il].n_ssm_heads : 0;
+    if (heads && t->n_group && t->d_inner % heads == 0) {
+        t->dt_rank = heads; /* the config's own head count */
+    } else if (t->a->recr == RECR_INTERVAL) {
         if (!t->d_state || t->d_inner % t->d_state)
             return kvp_fail(err, KVP_EINPUT, "%s: Gated DeltaNet d_inner %llu is not a whole "
                             "number of %u-wide heads", t->m->name,
