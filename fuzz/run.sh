@@ -15,7 +15,7 @@ status=0
 for t in fuzz/fuzz_*.c; do
     name=$(basename "$t" .c)
     # shellcheck disable=SC2086
-    clang $CFLAGS $SAN "$t" $libsrc -o "$out/$name" $(pkg-config --libs jansson)
+    clang $CFLAGS $SAN "$t" $libsrc -o "$out/$name" $(pkg-config --libs jansson) -lm
     corpus="$out/corpus-$name"
     mkdir -p "$corpus"
     case "$name" in

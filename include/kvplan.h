@@ -451,6 +451,15 @@ int kvp_sim_sweep(const kvp_workload *w, const kvp_sim_config *c, const uint64_t
 /* The index i >= 1 where hit_rate rises most from point i-1 (0 if none rises). */
 size_t kvp_sim_cliff(const kvp_sim_result *r, size_t n);
 
+/* ---- plots ------------------------------------------------------------------- */
+
+/* Memory against context length, 0 to max_ctx, as an SVG stacked-area chart:
+ * one band per layer kind and the fixed state (theory), or per cache as
+ * llama.cpp prints them (llama = 1).  Refuses an existing path unless force. */
+int kvp_plot_memory(const kvp_model *m, int llama, const kvp_theory_params *tp,
+                    const kvp_llama_params *lp, uint64_t max_ctx, const char *path, int force,
+                    kvp_error *err);
+
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 
 /* Each returns a malloc'd, indented JSON document (free with free()), or

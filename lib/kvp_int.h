@@ -20,6 +20,11 @@ int kvp_fail(kvp_error *err, int code, const char *fmt, ...) KVP_PRINTF(3, 4);
  * the one that counts, and a full table drops the rest. */
 void kvp_model_fact(kvp_model *m, const char *name, int64_t value, const char *source);
 
+/* Writes a stacked-area SVG chart (lib/svg.c). */
+int kvp_svg_stacked(const char *path, int force, const char *title, const double *x, size_t n,
+                    const double *const *bands, const char *const *labels, size_t n_bands,
+                    kvp_error *err);
+
 /* Appends a note to a runtime result's fixed array of note lines (dropped
  * when the array is full). */
 void kvp_note_add(char *notes, size_t width, size_t cap, size_t *n, const char *fmt, ...)

@@ -82,6 +82,7 @@ int cmd_mem(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 /* kv: kvplan's own options before "--"; argv: the pasted command. */
 int cmd_paste(int n_kv, char **kv, int argc, char **argv);
 int cmd_summary(int argc, char **argv);

@@ -17,6 +17,7 @@ static const char usage[] =
     "  compare MODEL...       several models, runtimes and lengths in one table\n"
     "  fit MODEL --memory M   largest context / most sequences that fit M bytes of cache\n"
     "  check LOG MODEL        compare a llama.cpp or vLLM startup log with kvplan's prediction\n"
+    "  plot MODEL -o F.svg    memory against context length, one band per part of the cache\n"
     "  -- COMMAND...          a pasted llama-server / vllm serve command line\n"
     "  twin MODEL -o OUT      sparse shape-twin GGUF (real shapes, no weights) for llama.cpp\n"
     "\n"
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
         int (*fn)(int, char **);
     } cmds[] = {{"models", cmd_models}, {"show", cmd_show},   {"mem", cmd_mem},
                 {"compare", cmd_compare}, {"twin", cmd_twin},  {"fit", cmd_fit},
-                {"check", cmd_check}};
+                {"check", cmd_check},     {"plot", cmd_plot}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
