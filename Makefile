@@ -117,3 +117,12 @@ bench: $(B)/bench/bench_gguf
 
 oracle: $(B)/kvplan
 	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh --source both
+
+# The prefix-cache simulator's bench: block operations per second against a
+# linear-scan replay of the same workload, in the same run.
+.PHONY: bench-sim
+$(B)/bench/bench_sim: bench/bench_sim.c $(B)/libkvplan.a | $(B)/bench
+	$(CC) $(CFLAGS) $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS)
+
+bench-sim: $(B)/bench/bench_sim
+	@$(B)/bench/bench_sim

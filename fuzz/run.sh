@@ -22,6 +22,7 @@ for t in fuzz/fuzz_*.c; do
     fuzz_config) cp -n data/models/*.json tests/data/*.json "$corpus"/ 2>/dev/null || true ;;
     fuzz_gguf) cp -n tests/data/twin/*.gguf "$corpus"/ 2>/dev/null || true ;;
     fuzz_log) cp -n tests/data/logs/*.log "$corpus"/ 2>/dev/null || true ;;
+    fuzz_trace) cp -n tests/data/sim/*.jsonl "$corpus"/ 2>/dev/null || true ;;
     esac
     echo "fuzz: $name for ${secs}s"
     if ! "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \

@@ -62,6 +62,11 @@ static const struct opt {
     {"memory", {"--memory", "-m", NULL}, 1},
     {"kv-only", {"--kv-only", NULL}, 0},
     {"force", {"--force", NULL}, 0},
+    {"trace", {"--trace", NULL}, 1},
+    {"workload", {"--workload", NULL}, 1},
+    {"capacity-blocks", {"--capacity-blocks", NULL}, 1},
+    {"capacity-tokens", {"--capacity-tokens", NULL}, 1},
+    {"sweep", {"--sweep", NULL}, 1},
 };
 
 /* vLLM's options, so commands can accept them as a set. */
@@ -203,6 +208,11 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->kv_only = 1;
     } else if (!strcmp(k, "force")) {
         o->force = 1;
+    } else if (!strcmp(k, "trace") || !strcmp(k, "workload") || !strcmp(k, "sweep")) {
+        *(k[0] == 't' ? &o->sim_trace : k[0] == 'w' ? &o->sim_workload : &o->sim_sweep) = val;
+    } else if (!strcmp(k, "capacity-blocks") || !strcmp(k, "capacity-tokens")) {
+        return set_count(arg, val, 1ull << 40,
+                         k[9] == 'b' ? &o->capacity_blocks : &o->capacity_tokens);
     } else if (accepts(VLLM_KEYS, k)) {
         return set_vllm_opt(k, arg, val, o);
     } else if (!strcmp(k, "json")) {

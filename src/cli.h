@@ -45,6 +45,9 @@ typedef struct cli_opts {
     /* twin */
     const char *out;
     int kv_only, force;
+    /* sim */
+    const char *sim_trace, *sim_workload, *sim_sweep;
+    uint64_t capacity_blocks, capacity_tokens;
 } cli_opts;
 
 /* Prints "kvplan: msg" on stderr and returns code. */
@@ -87,5 +90,6 @@ int cmd_plot(int argc, char **argv);
 int cmd_paste(int n_kv, char **kv, int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_twin(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const char usage[] =
     "  plot MODEL -o F.svg    memory against context length, one band per part of the cache\n"
     "  -- COMMAND...          a pasted llama-server / vllm serve command line\n"
     "  twin MODEL -o OUT      sparse shape-twin GGUF (real shapes, no weights) for llama.cpp\n"
+    "  sim --workload SPEC    replay a workload through vLLM's prefix cache: hit rate, cliff\n"
     "\n"
     "MODEL is a catalog name (qwen3-8b), a config.json or a directory holding one, a GGUF\n"
     "file, or an org/name repo id in the local Hugging Face cache.\n"
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
         int (*fn)(int, char **);
     } cmds[] = {{"models", cmd_models}, {"show", cmd_show},   {"mem", cmd_mem},
                 {"compare", cmd_compare}, {"twin", cmd_twin},  {"fit", cmd_fit},
-                {"check", cmd_check},     {"plot", cmd_plot}};
+                {"check", cmd_check},     {"plot", cmd_plot}, {"sim", cmd_sim}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

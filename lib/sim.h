@@ -1,0 +1,52 @@
+/* sim.h - the simulator's block pool, exposed inside the library so that the
+ * unit test can drive it step by step (vLLM's design-doc example interleaves
+ * two requests) and inspect the free queue. */
+#ifndef KVP_SIM_H
+#define KVP_SIM_H
+
+#include "kvp_int.h"
+
+typedef struct sim_block {
+    uint64_t hash;
+    uint32_t prev, next;  /* free-queue links; SIM_NIL at the ends */
+    uint32_t dup;         /* the next block cached with the same hash, or SIM_NIL */
+    uint32_t ref_cnt;
+    uint8_t hashed, in_queue;
+} sim_block;
+
+#define SIM_NIL UINT32_MAX
+
+typedef struct sim_pool {
+    sim_block *blk;
+    uint32_t n_blocks, block_size;
+    uint32_t head, tail, n_free, usable;
+    int unhashed_to_tail;
+    uint32_t *map;        /* open addressing: hash -> block id, SIM_NIL empty */
+    uint64_t map_mask;
+    uint64_t evictions, in_use, peak;
+} sim_pool;
+
+/* A request in flight: the blocks it holds (in a caller-owned array of cap
+ * ids) and the tokens whose KV they store. */
+typedef struct sim_req {
+    const uint64_t *hashes;
+    size_t n_hashes;
+    uint32_t *blocks;
+    size_t n_blocks, cap;
+    uint64_t kv_tokens;
+    uint64_t hit_tokens;
+} sim_req;
+
+int sim_pool_init(sim_pool *p, uint64_t n_blocks, uint32_t block_size, int null_block,
+                  int unhashed_to_tail, kvp_error *err);
+void sim_pool_destroy(sim_pool *p);
+/* Lookup (the last-token rule), touch the hits, allocate and cache the prompt. */
+int sim_pool_admit(sim_pool *p, sim_req *r, uint64_t prompt_tokens, kvp_error *err);
+/* Decode: the request now stores kv_tokens tokens; new blocks, full ones cached. */
+int sim_pool_grow(sim_pool *p, sim_req *r, uint64_t kv_tokens, kvp_error *err);
+/* Frees the request's blocks in reverse order; the request then holds none. */
+void sim_pool_free(sim_pool *p, sim_req *r);
+/* Copies the free queue, head first; returns its length. */
+size_t sim_pool_queue(const sim_pool *p, uint32_t *out, size_t cap);
+
+#endif

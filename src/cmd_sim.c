@@ -1,0 +1,290 @@
+/* cmd_sim.c - `kvplan sim`: replays a workload (a Mooncake trace or a
+ * synthetic generator) through vLLM's prefix cache, one request at a time,
+ * and reports the token hit rate; --sweep finds the capacity cliff. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: kvplan sim (--trace FILE | --workload SPEC)\n"
+    "                  (--capacity-blocks N | --capacity-tokens T | --sweep A..B[/POINTS]\n"
+    "                   | MODEL [vLLM options, as kvplan mem --runtime vllm])\n"
+    "                  [--block-size B] [--json]\n"
+    "\n"
+    "Replays a workload through vLLM v1's block pool with prefix caching, one request\n"
+    "at a time (admit, prefill, decode, free), and reports the token hit rate (hit\n"
+    "tokens / prompt tokens, vLLM's metric), prefill tokens computed and saved,\n"
+    "evictions and the peak blocks in use.  The rules: chained hashes over full\n"
+    "blocks; the last prompt token is never a hit; allocation pops the head of the\n"
+    "free queue and evicts lazily; a finished request's blocks are freed in reverse\n"
+    "order, cached ones to the tail (LRU), uncached ones to the head.\n"
+    "\n"
+    "  --trace FILE          Mooncake JSONL (timestamp, input_length, output_length,\n"
+    "                        hash_ids per 512-token block); block size 512; output\n"
+    "                        blocks are not cached (the trace has no ids for them)\n"
+    "  --workload SPEC       shared-prefix:N,P,U[,O]  N requests: P shared + U unique\n"
+    "                                                 prompt tokens, O output\n"
+    "                        cyclic:D,T,R[,S[,O]]     D documents of T tokens, R passes\n"
+    "                                                 in order, S unique suffix tokens\n"
+    "                        grouped:G,K,P,U[,O[,cyclic|grouped]]  G groups of K\n"
+    "                                                 prompts, P shared + U unique each\n"
+    "  --capacity-blocks N   vLLM's num_gpu_blocks, the null block included (N-1 usable)\n"
+    "  --capacity-tokens T   the capacity vLLM logs (\"GPU KV cache size: T tokens\"):\n"
+    "                        T / B blocks, the null block included\n"
+    "  --sweep A..B[/P]      P capacities (default 11) from A to B blocks; names the\n"
+    "                        cliff, where the hit rate rises most\n"
+    "  MODEL                 the pool vLLM builds for MODEL (num_gpu_blocks and block\n"
+    "                        size, as kvplan mem MODEL --runtime vllm predicts them with\n"
+    "                        --gpu, --kv-cache-memory, -tp ...); full-attention and MLA\n"
+    "                        models only\n"
+    "  --block-size B        tokens per block (default 16; 512 for --trace)\n"
+    "\n"
+    "A request larger than the pool is counted as a miss (all its prompt computed,\n"
+    "the cache untouched) and reported as oversized.\n"
+    "\n"
+    "examples:\n"
+    "  kvplan sim --workload shared-prefix:32,16384,256 --capacity-tokens 400032\n"
+    "  kvplan sim --workload cyclic:64,8192,2,256 qwen3-8b --kv-cache-memory 54.94GiB\n"
+    "  kvplan sim --workload grouped:64,16,2048,128 --sweep 8500..8800/7\n"
+    "  kvplan sim --trace conversation_trace.jsonl --capacity-blocks 20000 --json\n";
+
+/* "A..B[/POINTS]": POINTS capacities from A to B blocks, evenly spaced */
+static int parse_sweep(const char *s, uint64_t **caps, size_t *n)
+{
+    char *end;
+    const char *p = s;
+    uint64_t v[3] = {0, 0, 11};
+    for (int i = 0; i < 3 && *p; i++) {
+        if (*p < '0' || *p > '9')
+            break;
+        v[i] = strtoull(p, &end, 10);
+        p = end;
+        if (i == 0 && !strncmp(p, "..", 2))
+            p += 2;
+        else if (i == 1 && *p == '/')
+            p++;
+        else
+            break;
+    }
+    if (*p || p == s || p[-1] == '/' || p[-1] == '.' || v[0] < 2 || v[1] < v[0] ||
+        v[1] > (1ull << 24) || v[2] < 2 || v[2] > 1000)
+        return cli_fail(EXIT_USAGE, "--sweep %s: expected A..B[/POINTS] with 2 <= A <= B <= "
+                        "2^24 blocks and 2 to 1000 points", s);
+    *caps = malloc(v[2] * sizeof **caps);
+    if (!*caps)
+        return cli_fail(EXIT_INPUT, "--sweep %s: out of memory", s);
+    *n = 0;
+    for (uint64_t i = 0; i < v[2]; i++) {
+        uint64_t c = v[0] + (v[1] - v[0]) * i / (v[2] - 1);
+        if (*n == 0 || (*caps)[*n - 1] != c)
+            (*caps)[(*n)++] = c; /* a narrow range repeats points */
+    }
+    return 0;
+}
+
+static void progress(size_t done, size_t n, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "\rsim: %zu/%zu capacities%s", done, n, done == n ? "\n" : "");
+}
+
+static int load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w)
+{
+    kvp_error e;
+    if (o->sim_trace && bs != 512)
+        return cli_fail(EXIT_USAGE, "sim: --block-size %u: a Mooncake trace's hash_ids are "
+                        "for 512-token blocks", bs);
+    if (o->sim_trace ? kvp_workload_mooncake(o->sim_trace, w, &e)
+                     : kvp_workload_synthetic(o->sim_workload, bs, w, &e))
+        return cli_fail_err(&e);
+    return 0;
+}
+
+static json_t *result_json(const kvp_sim_result *r, uint32_t bs)
+{
+    return json_pack("{sI sI sI sI sI sI sf sI sI sI sI sI}",
+                     "capacity_blocks", (json_int_t)r->num_blocks,
+                     "usable_blocks", (json_int_t)r->usable_blocks,
+                     "capacity_tokens", (json_int_t)(r->num_blocks * bs),
+                     "requests", (json_int_t)r->requests,
+                     "prompt_tokens", (json_int_t)r->prompt_tokens,
+                     "hit_tokens", (json_int_t)r->hit_tokens,
+                     "hit_rate", r->hit_rate,
+                     "prefill_tokens_computed", (json_int_t)r->computed_tokens,
+                     "prefill_tokens_saved", (json_int_t)r->hit_tokens,
+                     "evictions", (json_int_t)r->evictions,
+                     "peak_blocks", (json_int_t)r->peak_blocks,
+                     "oversized_requests", (json_int_t)r->oversized);
+}
+
+static void print_json(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, size_t n,
+                       int sweep)
+{
+    json_t *doc = json_pack("{si ss ss si}", "schema", KVPLAN_JSON_SCHEMA, "command", "sim",
+                            "workload", w->name, "block_size", (int)bs);
+    if (!sweep) {
+        json_t *one = result_json(r, bs);
+        json_object_update(doc, one);
+        json_decref(one);
+    } else {
+        json_t *pts = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(pts, result_json(&r[i], bs));
+        json_object_set_new(doc, "points", pts);
+        size_t c = kvp_sim_cliff(r, n);
+        json_object_set_new(doc, "cliff", c ? json_pack("{sI sI sf sf}",
+            "from_blocks", (json_int_t)r[c - 1].num_blocks, "to_blocks",
+            (json_int_t)r[c].num_blocks, "from_hit_rate", r[c - 1].hit_rate, "to_hit_rate",
+            r[c].hit_rate) : json_null());
+    }
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s)
+        puts(s);
+    free(s);
+    json_decref(doc);
+}
+
+static void print_one(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r)
+{
+    char a[32], b[32], c[32];
+    printf("sim %s · block %u · %s blocks (%s usable, %s tokens)\n\n", w->name, bs,
+           fmt_int(r->num_blocks, a, sizeof a), fmt_int(r->usable_blocks, b, sizeof b),
+           fmt_int(r->usable_blocks * bs, c, sizeof c));
+    printf("requests                %15s\n", fmt_int(r->requests, a, sizeof a));
+    printf("prompt tokens           %15s\n", fmt_int(r->prompt_tokens, a, sizeof a));
+    printf("hit tokens              %15s   hit rate %.4f (vLLM's: hits / prompt tokens)\n",
+           fmt_int(r->hit_tokens, a, sizeof a), r->hit_rate);
+    printf("prefill tokens computed %15s\n", fmt_int(r->computed_tokens, a, sizeof a));
+    printf("prefill tokens saved    %15s\n", fmt_int(r->hit_tokens, a, sizeof a));
+    printf("evictions               %15s\n", fmt_int(r->evictions, a, sizeof a));
+    printf("peak blocks in use      %15s\n", fmt_int(r->peak_blocks, a, sizeof a));
+    printf("oversized requests      %15s%s\n", fmt_int(r->oversized, a, sizeof a),
+           r->oversized ? "   (larger than the pool: counted as misses)" : "");
+}
+
+static void print_sweep(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, size_t n)
+{
+    char a[32], b[32], c[32], d[32];
+    printf("sim %s · block %u · hit rate vs capacity\n\n", w->name, bs);
+    printf("%14s %16s %9s %16s %14s %9s\n", "blocks", "tokens", "hit rate", "hit tokens",
+           "evictions", "oversized");
+    for (size_t i = 0; i < n; i++)
+        printf("%14s %16s %9.4f %16s %14s %9llu\n", fmt_int(r[i].num_blocks, a, sizeof a),
+               fmt_int(r[i].num_blocks * bs, b, sizeof b), r[i].hit_rate,
+               fmt_int(r[i].hit_tokens, c, sizeof c), fmt_int(r[i].evictions, d, sizeof d),
+               (unsigned long long)r[i].oversized);
+    size_t k = kvp_sim_cliff(r, n);
+    if (k)
+        printf("\ncliff: the hit rate rises most between %s and %s blocks (%.4f -> %.4f)\n",
+               fmt_int(r[k - 1].num_blocks, a, sizeof a), fmt_int(r[k].num_blocks, b, sizeof b),
+               r[k - 1].hit_rate, r[k].hit_rate);
+    else
+        printf("\ncliff: none (the hit rate does not rise over this range)\n");
+}
+
+/* The pool vLLM would build for MODEL with these settings (as `kvplan mem
+ * --runtime vllm` predicts it): its num_gpu_blocks and block size.  The
+ * simulator has one group of full-attention blocks, so models whose layers
+ * vLLM splits into other kinds of groups are refused. */
+static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs)
+{
+    kvp_model *m;
+    kvp_vllm_params p;
+    kvp_error e;
+    int rc = cli_load_model(o, "sim", &m);
+    if (rc)
+        return rc;
+    kvp_vllm_result *r = malloc(sizeof *r);
+    cli_vllm_params(o, &p);
+    if (!p.block_size && o->sim_trace)
+        p.block_size = 512; /* the trace's block */
+    if (!r)
+        rc = cli_fail(EXIT_INPUT, "sim: out of memory");
+    else if (kvp_vllm(m, &p, r, &e))
+        rc = cli_fail_err(&e);
+    for (size_t g = 0; !rc && g < r->n_groups; g++)
+        if (r->groups[g].kind != KVP_LAYER_FULL && r->groups[g].kind != KVP_LAYER_MLA)
+            rc = cli_fail(EXIT_INPUT, "sim: %s: vLLM keeps its %s layers in a block group of "
+                          "their own; the simulator models full attention only", o->model,
+                          kvp_layer_kind_name(r->groups[g].kind));
+    if (!rc)
+        *blocks = r->num_blocks, *bs = r->block_size;
+    free(r);
+    kvp_model_free(m);
+    return rc;
+}
+
+/* The capacities to run: the sweep's, or the one given in blocks or tokens,
+ * or the pool of a model under vLLM. */
+static int capacities(const cli_opts *o, uint32_t *bs, uint64_t **caps, size_t *n)
+{
+    int given = !!o->capacity_blocks + !!o->capacity_tokens + !!o->sim_sweep + !!o->model;
+    uint64_t c = 0;
+    if (given != 1)
+        return cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
+                        "--sweep or a MODEL (see kvplan sim --help)");
+    if (o->sim_sweep)
+        return parse_sweep(o->sim_sweep, caps, n);
+    if (o->model) {
+        int rc = model_pool(o, &c, bs);
+        if (rc)
+            return rc;
+    } else {
+        c = o->capacity_blocks ? o->capacity_blocks : o->capacity_tokens / *bs;
+    }
+    if (c < 2 || c > (1ull << 24))
+        return cli_fail(EXIT_INPUT, "sim: a capacity of %llu blocks of %u tokens: the pool "
+                        "needs 2 to 2^24 blocks (the null block and one usable)",
+                        (unsigned long long)c, *bs);
+    *caps = malloc(sizeof **caps);
+    if (!*caps)
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    **caps = c;
+    *n = 1;
+    return 0;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    cli_opts o;
+    if (cli_wants_help(argc, argv))
+        return fputs(help, stdout), 0;
+    int rc = cli_parse(argc, argv, "trace workload capacity-blocks capacity-tokens sweep "
+                       "block-size json vllm", &o);
+    if (rc)
+        return rc;
+    if (!o.sim_trace == !o.sim_workload)
+        return cli_fail(EXIT_USAGE, "sim: give one of --trace FILE or --workload SPEC "
+                        "(see kvplan sim --help)");
+    /* Mooncake's ids are per 512 tokens; vLLM's default block is 16 */
+    uint32_t bs = o.block_size ? o.block_size : o.sim_trace ? 512 : 16;
+    kvp_workload w;
+    uint64_t *caps = NULL;
+    size_t n = 0;
+    if ((rc = capacities(&o, &bs, &caps, &n)) || (rc = load_workload(&o, bs, &w))) {
+        free(caps);
+        return rc;
+    }
+    kvp_sim_result *r = calloc(n, sizeof *r);
+    kvp_sim_config c;
+    kvp_error e;
+    kvp_sim_defaults(&c);
+    c.block_size = bs;
+    if (!r)
+        rc = cli_fail(EXIT_INPUT, "sim: out of memory");
+    else if (kvp_sim_sweep(&w, &c, caps, n, r, &e, n > 1 && isatty(2) ? progress : NULL, NULL))
+        rc = cli_fail_err(&e);
+    else if (o.json)
+        print_json(&w, bs, r, n, o.sim_sweep != NULL);
+    else if (o.sim_sweep)
+        print_sweep(&w, bs, r, n);
+    else
+        print_one(&w, bs, r);
+    free(r);
+    free(caps);
+    kvp_workload_free(&w);
+    return rc;
+}
