@@ -37,6 +37,8 @@ typedef struct kvp_error {
 typedef enum kvp_dtype {
     KVP_F32, KVP_F16, KVP_BF16, KVP_FP8,
     KVP_Q8_0, KVP_Q4_0, KVP_Q4_1, KVP_Q5_0, KVP_Q5_1, KVP_IQ4_NL,
+    KVP_NVFP4,   /* 4-bit values + an fp8 scale per 16: 9 bytes per 16 (vLLM's nvfp4) */
+    KVP_KIVI2,   /* 2-bit values + fp16 scale and zero per 32: 12 bytes per 32 (KIVI; theory only) */
     KVP_DTYPE_COUNT
 } kvp_dtype;
 
@@ -44,7 +46,7 @@ const char *kvp_dtype_name(kvp_dtype t);
 /* Accepts the names above (case-insensitive) plus aliases such as
  * fp8_e4m3, fp8_e5m2, float16, bfloat16, float32. */
 int kvp_dtype_parse(const char *s, kvp_dtype *out);
-unsigned kvp_dtype_block(kvp_dtype t);        /* values per block (1 or 32) */
+unsigned kvp_dtype_block(kvp_dtype t);        /* values per block (1, 16 or 32) */
 unsigned kvp_dtype_block_bytes(kvp_dtype t);  /* bytes per block */
 /* Bytes of a row of n values; fails if n is not a whole number of blocks. */
 int kvp_dtype_row_bytes(kvp_dtype t, uint64_t n, uint64_t *out);
@@ -87,6 +89,10 @@ typedef struct kvp_layer {
     uint32_t n_ssm_heads;  /* SSM / value heads (Mamba2, GDN); 0 when unknown */
     kvp_dtype conv_dtype, ssm_dtype;
     int32_t shared_from;   /* KVP_LAYER_SHARED: source layer; else -1 */
+    /* A packed cache layout that fixes the bytes of one KV head's K and V
+     * for one token (vLLM's TurboQuant slot, kvp_vllm_turboquant); 0: the
+     * runtime's cache types price the rows. */
+    uint32_t kv_slot_bytes;
 } kvp_layer;
 
 /* One fact about the model and where it came from ("num_key_value_heads",
@@ -133,6 +139,8 @@ typedef struct kvp_model {
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);
+/* A deep copy, for what-if changes to the layers (kvplan techniques). */
+int kvp_model_clone(const kvp_model *m, kvp_model **out, kvp_error *err);
 
 /* Load from a config.json path, a directory holding one, a catalog name or
  * an org/name repo id in the local Hugging Face cache, in that order of
@@ -233,6 +241,9 @@ typedef struct kvp_llama_params {
     int swa_full;            /* --swa-full */
     int kv_unified;          /* --kv-unified 1, --no-kv-unified 0, -1 default */
     uint32_t n_rs_seq;       /* recurrent rollback snapshots (speculative MTP), 0 */
+    int swa_any_arch;        /* what-if: honour every layer's window as an architecture
+                                with sliding-window attention does, whatever the model's
+                                own llama.cpp architecture (kvplan techniques) */
 } kvp_llama_params;
 
 typedef struct kvp_llama_cache {
@@ -280,7 +291,11 @@ typedef struct kvp_vllm_params {
     uint64_t max_num_batched_tokens; /* 0 = the default for GPU and entry point */
     uint32_t max_num_seqs;       /* 0 = default */
     uint32_t block_size;         /* --block-size; 0 = the attention backend's */
-    int kv_fp8;                  /* --kv-cache-dtype fp8, fp8_e4m3, fp8_e5m2 */
+    int kv_fp8;                  /* --kv-cache-dtype fp8 (same as kv_cache_dtype "fp8") */
+    const char *kv_cache_dtype;  /* --kv-cache-dtype: auto, bfloat16, float16, fp8,
+                                    fp8_e4m3, fp8_e5m2, nvfp4, turboquant_k8v4,
+                                    turboquant_4bit_nc, turboquant_k3v4_nc,
+                                    turboquant_3bit_nc; NULL = auto (fp8 with kv_fp8) */
     int prefix_caching;          /* -1 default (on), 0 off, 1 on */
     uint32_t tp, pp;             /* 0 = 1 */
     uint64_t kv_cache_memory;    /* --kv-cache-memory bytes; 0 = estimate */
@@ -302,6 +317,9 @@ typedef struct kvp_vllm_group {
 
 typedef struct kvp_vllm_result {
     const char *version, *gpu;
+    const char *kv_cache_dtype;      /* as resolved: "auto", "fp8", "nvfp4", "turboquant_..." */
+    int uniform_type;                /* one group of same-kind layers whose pages differ
+                                        (UniformTypeKVCacheSpecs): page_bytes is their sum */
     uint64_t gpu_total_bytes;
     uint64_t max_model_len;
     double derived_max_model_len;
@@ -336,6 +354,15 @@ typedef struct kvp_vllm_result {
 void kvp_vllm_defaults(kvp_vllm_params *p);
 /* Fails (KVP_EINPUT) where vLLM refuses to start, with vLLM's message. */
 int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *out, kvp_error *err);
+/* 0 when name is a --kv-cache-dtype kvplan's vLLM rules price; else a usage
+ * error that lists them. */
+int kvp_vllm_kv_cache_dtype_check(const char *name, kvp_error *err);
+/* A copy of m with vLLM's TurboQuant layout (preset "turboquant_k8v4",
+ * "turboquant_4bit_nc", "turboquant_k3v4_nc" or "turboquant_3bit_nc"): each
+ * attention layer's kv_slot_bytes set as vLLM packs it, the boundary layers
+ * vLLM protects left in the model dtype.  Fails where vLLM would refuse. */
+int kvp_vllm_turboquant(const kvp_model *m, const char *preset, kvp_model **out,
+                        kvp_error *err);
 /* The built-in GPU table: "A100-80GB 80 GiB, H100 ...". */
 const char *kvp_vllm_gpus(void);
 /* Weights of the model in its dtype on one GPU (tp, pp), from the config. */
@@ -450,6 +477,156 @@ int kvp_sim_sweep(const kvp_workload *w, const kvp_sim_config *c, const uint64_t
                   void (*progress)(size_t done, size_t n, void *arg), void *arg);
 /* The index i >= 1 where hit_rate rises most from point i-1 (0 if none rises). */
 size_t kvp_sim_cliff(const kvp_sim_result *r, size_t n);
+
+/* ---- techniques: the twelve KV techniques, each in its own unit ------------ */
+
+/* Four kinds of effect, measured in four units; never ranked against each
+ * other (../shared/reference/techniques.md). */
+typedef enum kvp_tech_kind {
+    KVP_TECH_STORE,      /* store fewer bytes: bytes/token, capacity on the same memory */
+    KVP_TECH_RECOMPUTE,  /* recompute less: prefill tokens, with and without reuse */
+    KVP_TECH_READ,       /* read less: KV bytes read per decode step */
+    KVP_TECH_PLACE       /* place differently: bytes wasted; host-tier tokens, reload time */
+} kvp_tech_kind;
+
+/* How a figure was obtained. */
+typedef enum kvp_tech_label {
+    KVP_LABEL_EXACT,     /* a runtime rule kvplan implements, byte-exact */
+    KVP_LABEL_THEORY,    /* config arithmetic for a scheme no runtime here ships */
+    KVP_LABEL_MODEL,     /* needs an assumption (time, bandwidth, behaviour): an estimate */
+    KVP_LABEL_MEASURED   /* a public measurement, quoted */
+} kvp_tech_label;
+
+const char *kvp_tech_kind_name(kvp_tech_kind k);   /* "store", "recompute", "read", "place" */
+const char *kvp_tech_label_name(kvp_tech_label l); /* "exact", "theory", "model", "measured" */
+
+typedef struct kvp_tech_params {
+    kvp_runtime runtime;         /* whose arithmetic the capacity figures use */
+    uint64_t context;            /* tokens in total (-c, or vLLM's max_model_len); 0 = default */
+    uint32_t seqs;               /* sequences sharing them (-np); 0 = 1 */
+    kvp_theory_params theory;    /* cache types (n_ctx and n_seq are set from the above) */
+    kvp_llama_params llama;
+    kvp_vllm_params vllm;
+    /* theory and llama.cpp: the memory the capacity figures are measured on;
+     * 0 = what the model needs at this setting (vLLM: its KV cache memory) */
+    uint64_t memory;
+    const char *workload;        /* a synthetic workload spec (kvp_workload_synthetic) */
+    const char *trace;           /* or a Mooncake trace; neither: the DESIGN section 4 workload */
+    const char *apply;           /* "kv-quant=fp8,sliding-window=4096": compose these */
+    uint64_t host_memory;        /* the offload row's host tier; 0 = 128 GiB */
+} kvp_tech_params;
+
+/* Figures of one store-fewer-bytes variant (and of the model as it is). */
+typedef struct kvp_tech_store {
+    uint64_t per_token_bytes;    /* bytes one token costs in the layers that grow */
+    uint64_t fixed_bytes_per_seq;/* state (and other per-sequence terms) */
+    uint64_t held_tokens;        /* tokens per sequence the cache holds at the setting */
+    uint64_t theory_bytes;       /* theory, at the setting */
+    double theory_multiplier;    /* model's theory bytes / these */
+    uint64_t theory_tokens;      /* the longest single sequence the memory holds */
+    int theory_tokens_unbounded; /* nothing grows without bound (windows, eviction) */
+    uint64_t theory_seqs;        /* sequences of the setting's length the memory holds */
+    int rt_computed;             /* the chosen runtime (llama.cpp, vLLM) has a figure */
+    kvp_tech_label rt_label;
+    char rt_reason[1024];        /* why not, when it has none */
+    uint64_t rt_bytes;           /* llama.cpp: total at -c; vLLM: one request's reservation */
+    uint64_t rt_blocks;          /* vLLM: num_gpu_blocks */
+    uint32_t rt_block_size;      /* vLLM: tokens per block */
+    uint64_t rt_tokens;          /* vLLM: its logged token capacity; llama.cpp: largest -c, one slot */
+    double rt_concurrency;       /* vLLM: its logged concurrency; llama.cpp: most -np */
+    double rt_tokens_multiplier, rt_concurrency_multiplier;
+    char rt_log[400];            /* the runtime's own line */
+} kvp_tech_store;
+
+typedef struct kvp_tech_recompute {
+    uint64_t requests, prompt_tokens;
+    uint64_t computed_without, computed_with; /* prefill tokens */
+    double shared_fraction;      /* prompt tokens an unbounded cache would hit */
+    int pool_computed;           /* the model's pool was simulated */
+    uint64_t pool_blocks;        /* num_gpu_blocks, the null block included */
+    uint32_t block_size;
+    uint64_t hit_tokens, evictions;
+    int cliff_found;
+    uint64_t cliff_from_blocks, cliff_to_blocks; /* reuse collapses below to_blocks */
+    double cliff_from_hit_rate, cliff_to_hit_rate;
+    uint64_t unbounded_blocks;   /* a pool that never evicts */
+} kvp_tech_recompute;
+
+typedef struct kvp_tech_read {
+    uint64_t context;            /* tokens of the sequence being decoded */
+    uint64_t dense_bytes, sparse_bytes;
+    uint64_t storage_added_bytes;/* page metadata kept beside the cache */
+    uint32_t page, budget, dense_layers;
+} kvp_tech_read;
+
+typedef struct kvp_tech_place {
+    /* paged: a length mix in vLLM's arithmetic */
+    uint64_t mean_tokens, max_model_len, pool_blocks;
+    uint32_t block_size;
+    uint64_t fit_contiguous, fit_pow2, fit_paged;        /* requests that fit at once */
+    uint64_t waste_contiguous, waste_pow2, waste_paged;  /* bytes per request, mean */
+    double waste_contiguous_fraction, waste_paged_fraction;
+    /* block-size effect */
+    uint32_t n_sizes;
+    struct { uint32_t block_size; uint64_t blocks, tokens; double concurrency; } sizes[4];
+    /* offload */
+    uint64_t host_bytes, host_tokens_theory, host_tokens_blocks, host_tokens_chunks;
+    uint64_t reload_tokens, reload_bytes;
+    double reload_s[4];          /* gen4 and gen5 sustained, gen4 and gen5 theoretical */
+} kvp_tech_place;
+
+typedef struct kvp_tech_row {
+    const char *id;              /* gqa cross-layer mla sliding-window hybrid kv-quant
+                                    token-eviction compressed prefix-reuse sparse-read
+                                    paged offload */
+    kvp_tech_kind kind;
+    char variant[200];           /* the setting this row measures */
+    char changes[64];            /* the factor of the memory formula it changes */
+    const char *unit;
+    int computed;                /* 0: refused, reason says why */
+    char reason[1024];
+    int already_used;            /* the model already uses the technique */
+    kvp_tech_label label;
+    char assumptions[480];
+    uint64_t value, baseline;    /* the figure in its unit, and what it is measured against */
+    double multiplier;           /* where one applies; 0 when none does */
+    union {
+        kvp_tech_store store;
+        kvp_tech_recompute recompute;
+        kvp_tech_read read;
+        kvp_tech_place place;
+    } u;
+} kvp_tech_row;
+
+typedef struct kvp_tech_result {
+    kvp_runtime runtime;
+    const char *runtime_version; /* the rule set ("v0.5.0", "0.29.1"); NULL for theory */
+    const char *gpu;             /* vLLM's GPU */
+    kvp_dtype type_k, type_v;    /* the theory cache types */
+    const char *kv_cache_dtype;  /* vLLM's, as resolved */
+    uint64_t context;            /* tokens in total at the setting */
+    uint32_t seqs;
+    uint64_t memory;             /* the memory capacities are measured on */
+    int memory_is_estimate;      /* vLLM's estimate of its KV cache memory */
+    const char *memory_source;   /* "given", "the model's need at this setting", "vLLM estimate" */
+    kvp_tech_store base;         /* the model as it is */
+    char workload[200];          /* the workload of the recompute row */
+    size_t n_rows;
+    kvp_tech_row rows[40];
+    /* --apply: each technique alone, then all of them together */
+    size_t n_applied;
+    kvp_tech_row applied[8];
+    int has_combined;
+    kvp_tech_row combined;
+    double product_theory, product_rt_tokens;
+    char combined_note[1024];    /* where and why the figures do not multiply */
+} kvp_tech_result;
+
+/* The twelve techniques for m.  Fails (one line) where the model cannot be
+ * computed at all; a technique that does not apply gets a row with a reason. */
+int kvp_techniques(const kvp_model *m, const kvp_tech_params *p, kvp_tech_result *out,
+                   kvp_error *err);
+char *kvp_techniques_json(const kvp_model *m, const kvp_tech_result *r);
 
 /* ---- plots ------------------------------------------------------------------- */
 

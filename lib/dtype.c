@@ -3,7 +3,10 @@
  * Block-quantized types store 32 values per block with their scales
  * (q8_0: 34 bytes, q4_0: 18, ...), so a row's bytes are blocks x block size,
  * exactly as ggml_row_size computes them; a row that is not a whole number
- * of blocks cannot be stored in that type at all. */
+ * of blocks cannot be stored in that type at all.  Two block types come
+ * from outside ggml: vLLM's nvfp4 (16 4-bit values and one fp8 scale) and
+ * KIVI's 2-bit groups (32 values with an fp16 scale and zero), which the
+ * techniques table prices; llama.cpp refuses both. */
 #include <string.h>
 #include <strings.h>
 
@@ -18,6 +21,7 @@ static const struct {
     [KVP_Q8_0] = {"q8_0", 32, 34},  [KVP_Q4_0] = {"q4_0", 32, 18},
     [KVP_Q4_1] = {"q4_1", 32, 20},  [KVP_Q5_0] = {"q5_0", 32, 22},
     [KVP_Q5_1] = {"q5_1", 32, 24},  [KVP_IQ4_NL] = {"iq4_nl", 32, 18},
+    [KVP_NVFP4] = {"nvfp4", 16, 9}, [KVP_KIVI2] = {"kivi2", 32, 12},
 };
 
 static const struct {

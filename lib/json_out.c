@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "json_out.h"
 #include "kvp_int.h"
 
 static void set_uint(json_t *o, const char *k, uint64_t v)
@@ -43,7 +44,7 @@ static json_t *groups_arr(const kvp_model *m)
     return a;
 }
 
-static json_t *model_obj(const kvp_model *m)
+json_t *kvp_json_model(const kvp_model *m)
 {
     json_t *o = json_object(), *kinds = json_object(), *facts = json_array();
     for (int k = 0; k < KVP_LAYER_KIND_COUNT; k++) {
@@ -80,7 +81,7 @@ char *kvp_model_json(const kvp_model *m)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
-    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "model", kvp_json_model(m));
     return dump(doc);
 }
 
@@ -104,7 +105,7 @@ char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r)
     }
     json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
     json_object_set_new(doc, "runtime", json_string("theory"));
-    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "model", kvp_json_model(m));
     json_object_set_new(doc, "n_ctx", json_integer((json_int_t)r->params.n_ctx));
     json_object_set_new(doc, "n_seq", json_integer(r->params.n_seq));
     json_object_set_new(doc, "type_k", json_string(kvp_dtype_name(r->params.type_k)));
@@ -158,7 +159,7 @@ char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
     json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
     json_object_set_new(doc, "runtime", json_string("llama.cpp"));
     json_object_set_new(doc, "runtime_version", json_string(r->version));
-    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "model", kvp_json_model(m));
     json_object_set_new(doc, "n_ctx", json_integer((json_int_t)r->n_ctx));
     json_object_set_new(doc, "n_ctx_seq", json_integer((json_int_t)r->n_ctx_seq));
     json_object_set_new(doc, "n_seq", json_integer(r->n_seq));
@@ -201,7 +202,7 @@ char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r)
     json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
     json_object_set_new(doc, "runtime", json_string("vllm"));
     json_object_set_new(doc, "runtime_version", json_string(r->version));
-    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "model", kvp_json_model(m));
     json_object_set_new(doc, "gpu", json_string(r->gpu));
     json_object_set_new(doc, "gpu_total_bytes", json_integer((json_int_t)r->gpu_total_bytes));
     json_object_set_new(doc, "tensor_parallel_size", json_integer(r->tp));
@@ -215,7 +216,10 @@ char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r)
     json_object_set_new(doc, "prefix_caching", json_boolean(r->prefix_caching));
     json_object_set_new(doc, "mamba_cache_mode",
                         r->mamba_cache_mode ? json_string(r->mamba_cache_mode) : json_null());
+    json_object_set_new(doc, "kv_cache_dtype",
+                        json_string(r->kv_cache_dtype ? r->kv_cache_dtype : "auto"));
     json_object_set_new(doc, "block_size", json_integer(r->block_size));
+    json_object_set_new(doc, "uniform_type", json_boolean(r->uniform_type));
     json_object_set_new(doc, "layers_per_group", json_integer(r->group_size));
     json_object_set_new(doc, "page_bytes", json_integer((json_int_t)r->page_bytes));
     json_object_set_new(doc, "pool_block_bytes", json_integer((json_int_t)r->pool_block_bytes));
@@ -271,7 +275,7 @@ char *kvp_fit_json(const kvp_model *m, const kvp_fit_params *p, const kvp_fit_re
         json_array_append_new(results, o);
     }
     json_object_set_new(doc, "schema", json_integer(KVPLAN_JSON_SCHEMA));
-    json_object_set_new(doc, "model", model_obj(m));
+    json_object_set_new(doc, "model", kvp_json_model(m));
     json_object_set_new(doc, "memory_bytes", json_integer((json_int_t)p->budget));
     json_object_set_new(doc, "sequences", json_integer(p->seqs));
     json_object_set_new(doc, "context", json_integer((json_int_t)p->context));

@@ -40,6 +40,22 @@ void kvp_model_free(kvp_model *m)
     }
 }
 
+int kvp_model_clone(const kvp_model *m, kvp_model **out, kvp_error *err)
+{
+    kvp_model *c = malloc(sizeof *c);
+    kvp_layer *layers = malloc((m->n_layers ? m->n_layers : 1) * sizeof *layers);
+    if (!c || !layers) {
+        free(c);
+        free(layers);
+        return kvp_fail(err, KVP_EINPUT, "%s: out of memory", m->name);
+    }
+    *c = *m;
+    memcpy(layers, m->layers, m->n_layers * sizeof *layers);
+    c->layers = layers;
+    *out = c;
+    return 0;
+}
+
 /* A GGUF file announces itself by its first four bytes. */
 static int is_gguf(const char *path)
 {
@@ -135,7 +151,7 @@ static int same_shape(const kvp_layer *a, const kvp_layer *b)
            a->conv_dtype == b->conv_dtype && a->ssm_dtype == b->ssm_dtype &&
            a->mla_heads == b->mla_heads && a->mla_k_head_dim == b->mla_k_head_dim &&
            a->mla_v_head_dim == b->mla_v_head_dim && a->mla_rope_dim == b->mla_rope_dim &&
-           a->n_ssm_heads == b->n_ssm_heads;
+           a->n_ssm_heads == b->n_ssm_heads && a->kv_slot_bytes == b->kv_slot_bytes;
 }
 
 size_t kvp_model_groups(const kvp_model *m, kvp_group *out, size_t cap)

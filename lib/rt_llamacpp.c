@@ -75,8 +75,10 @@ void kvp_llama_defaults(kvp_llama_params *p)
 /* llama.cpp honours sliding windows only in the architectures that set a
  * swa_type (5); elsewhere (llama, qwen2/3, phi3...) a window in the config
  * is ignored and every layer is full. */
-static int honours_swa(const kvp_model *m)
+static int honours_swa(const kvp_model *m, const kvp_llama_params *p)
 {
+    if (p->swa_any_arch)
+        return 1;
     static const char *const swa_archs[] = {
         "gemma2", "gemma3", "gemma3n", "gemma4", "cohere2", "cohere2moe", "gpt-oss",
         "llama4", "exaone4", "exaone-moe", "afmoe", "olmo2", "smallthinker", "lfm2",
@@ -105,10 +107,10 @@ static int is_attention(kvp_layer_kind k)
 }
 
 /* Does layer il go to the SWA cache?  Shared layers keep their window. */
-static int is_swa(const kvp_model *m, uint32_t il)
+static int is_swa(const kvp_model *m, const kvp_llama_params *p, uint32_t il)
 {
     const kvp_layer *L = &m->layers[il];
-    return honours_swa(m) && L->window &&
+    return honours_swa(m, p) && L->window &&
            (L->kind == KVP_LAYER_SLIDING || L->kind == KVP_LAYER_CHUNKED ||
             L->kind == KVP_LAYER_SHARED);
 }
@@ -164,9 +166,16 @@ static int check_types(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
     int mla = 0;
     for (uint32_t il = 0; il < m->n_layers; il++)
         mla |= m->layers[il].kind == KVP_LAYER_MLA;
-    if (p->type_k == KVP_FP8 || p->type_v == KVP_FP8)
-        return kvp_fail(err, KVP_EINPUT, "fp8: not a llama.cpp cache type (use f16, bf16, f32, "
-                        "q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl)");
+    for (int kv = 0; kv < 2; kv++) {
+        kvp_dtype t = kv ? p->type_v : p->type_k;
+        if (t == KVP_FP8 || t == KVP_NVFP4 || t == KVP_KIVI2)
+            return kvp_fail(err, KVP_EINPUT, "%s: not a llama.cpp cache type (use f16, bf16, "
+                            "f32, q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl)", kvp_dtype_name(t));
+    }
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].kv_slot_bytes)
+            return kvp_fail(err, KVP_EINPUT, "%s: layer %u has a packed TurboQuant slot, vLLM's "
+                            "layout; llama.cpp has no such cache type", m->name, il);
     if (mla && p->type_k != p->type_v)
         return kvp_fail(err, KVP_EINPUT, "%s: model does not support different K (%s) and V (%s) "
                         "cache types", m->name, kvp_dtype_name(p->type_k), kvp_dtype_name(p->type_v));
@@ -222,7 +231,7 @@ static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
     for (uint32_t il = 0; il < m->n_layers; il++) {
         const kvp_layer *L = &m->layers[il];
         uint64_t k, v = 0, per, kb, vb;
-        if (!is_attention(L->kind) || is_swa(m, il) != swa)
+        if (!is_attention(L->kind) || is_swa(m, p, il) != swa)
             continue;
         if (L->kind == KVP_LAYER_SHARED)
             continue; /* reuses another layer's tensors: not one of this cache's layers */
@@ -250,7 +259,7 @@ static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_res
     uint32_t window = 0;
     for (uint32_t il = 0; il < m->n_layers; il++) {
         any_attn |= is_attention(m->layers[il].kind);
-        if (is_swa(m, il)) {
+        if (is_swa(m, p, il)) {
             any_swa = 1;
             if (m->layers[il].window > window)
                 window = m->layers[il].window;
@@ -339,7 +348,7 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
     if (resolve_context(m, p, v, r, err) || check_types(m, p, r, err) ||
         build_kv(m, p, r, err) || build_recurrent(m, p, r, err))
         return -1;
-    if (!honours_swa(m))
+    if (!honours_swa(m, p))
         for (uint32_t il = 0; il < m->n_layers; il++)
             if (m->layers[il].kind == KVP_LAYER_SLIDING || m->layers[il].kind == KVP_LAYER_CHUNKED) {
                 KVP_NOTE(r, "llama.cpp's %s architecture ignores the config's sliding window: every "

@@ -6,6 +6,8 @@
  *   chunked (C):      a sequence holds at most min(n, C) cells
  *   MLA:              one latent row (kv_lora_rank + rope dim), no V
  *   linear / Mamba:   no cells; conv + SSM state per sequence
+ *   packed slot:      a layer whose kv_slot_bytes is set (vLLM's TurboQuant)
+ *                     costs kv_heads x slot per cell, whatever the cache types
  *
  * n_ctx tokens are shared by n_seq sequences as evenly as possible, which is
  * what llama.cpp's -c and -np mean, so the two runtimes line up side by side.
@@ -42,6 +44,10 @@ static int cell_bytes(const kvp_model *m, uint32_t il, const kvp_theory_params *
     *out = 0;
     if (L->kind == KVP_LAYER_FULL || L->kind == KVP_LAYER_SLIDING ||
         L->kind == KVP_LAYER_CHUNKED || L->kind == KVP_LAYER_MLA) {
+        if (L->kv_slot_bytes) /* a packed layout (TurboQuant) fixes K + V per head */
+            return kvp_mul(L->n_kv_heads, L->kv_slot_bytes, out)
+                       ? kvp_fail(err, KVP_EINPUT, "%s: layer %u's slot overflows", m->name, il)
+                       : 0;
         if (row(m, p->type_k, (uint64_t)L->n_kv_heads * L->head_dim_k, il, "K", &k, err))
             return -1;
         if (L->head_dim_v &&

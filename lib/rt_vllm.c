@@ -5,9 +5,16 @@
  *
  *   page      kv_heads/tp x block x (K + V head) x dtype; MLA one 576-wide
  *             latent on every rank; Mamba/GDN the whole state          (3)
+ *   dtype     --kv-cache-dtype: 2 bytes (auto, bfloat16, float16), fp8 1,
+ *             nvfp4 9 bytes per 16 values, TurboQuant a packed K+V slot per
+ *             head with the first and last 2 layers of dense models left
+ *             in the model dtype                   (3; techniques.md A6)
  *   block     16, FlashMLA 64; hybrid attention+Mamba raises it until an
  *             attention page holds a Mamba state                       (4)
- *   groups    buckets by kind, g = smallest bucket (or the largest when
+ *   groups    all specs equal: one group; same kind but different pages
+ *             (per-layer heads, TurboQuant boundary layers): one
+ *             UniformTypeKVCacheSpecs group whose page is the sum; else
+ *             buckets by kind, g = smallest bucket (or the largest when
  *             they are within 1.5x), one block id costs g x P bytes     (5)
  *   request   full cdiv(L, bs); sliding cdiv(min(W-1 + 2 mnbt, L), bs) + 1;
  *             Mamba 1 block, 2 with prefix caching ("align")           (3, 10)
@@ -158,6 +165,167 @@ static void resolve_batch(const kvp_vllm_params *p, const struct gpu *g, kvp_vll
     r->max_num_batched_tokens = tokens < cap ? tokens : cap;
 }
 
+/* ---- section 3: the KV cache dtype ---------------------------------------- */
+
+enum kv_kind { KV_MODEL, KV_FP8, KV_NVFP4, KV_TURBOQUANT };
+
+/* vLLM's --kv-cache-dtype values that kvplan prices.  The TurboQuant
+ * presets are vLLM's TQ_PRESETS (quantization/turboquant/config.py):
+ * key bits 8 means fp8 keys. */
+static const struct kv_type {
+    const char *name;
+    enum kv_kind kind;
+    unsigned key_bits, value_bits;
+} kv_types[] = {
+    {"auto", KV_MODEL, 0, 0},
+    {"bfloat16", KV_MODEL, 0, 0},
+    {"float16", KV_MODEL, 0, 0},
+    {"fp8", KV_FP8, 0, 0},
+    {"fp8_e4m3", KV_FP8, 0, 0},
+    {"fp8_e5m2", KV_FP8, 0, 0},
+    {"nvfp4", KV_NVFP4, 0, 0},
+    {"turboquant_k8v4", KV_TURBOQUANT, 8, 4},
+    {"turboquant_4bit_nc", KV_TURBOQUANT, 4, 4},
+    {"turboquant_k3v4_nc", KV_TURBOQUANT, 3, 4},
+    {"turboquant_3bit_nc", KV_TURBOQUANT, 3, 3},
+};
+#define N_KV_TYPES (sizeof kv_types / sizeof kv_types[0])
+
+static const struct kv_type *find_kv_type(const char *name)
+{
+    for (size_t i = 0; i < N_KV_TYPES; i++)
+        if (!strcmp(name, kv_types[i].name))
+            return &kv_types[i];
+    return NULL;
+}
+
+/* "a, b, ... and z" for messages: every name, or those of one kind (>= 0). */
+static const char *kv_type_list(int only)
+{
+    static char buf[2][320];
+    char *o = buf[only >= 0];
+    size_t n = 0, total = 0, k = 0;
+    for (size_t i = 0; i < N_KV_TYPES; i++)
+        total += only < 0 || (int)kv_types[i].kind == only;
+    o[0] = 0;
+    for (size_t i = 0; i < N_KV_TYPES && n < sizeof buf[0]; i++) {
+        if (only >= 0 && (int)kv_types[i].kind != only)
+            continue;
+        k++;
+        n += (size_t)snprintf(o + n, sizeof buf[0] - n, "%s%s",
+                              k == 1 ? "" : k == total ? " and " : ", ", kv_types[i].name);
+    }
+    return o;
+}
+
+int kvp_vllm_kv_cache_dtype_check(const char *name, kvp_error *err)
+{
+    if (find_kv_type(name))
+        return 0;
+    return kvp_fail(err, KVP_EUSAGE, "--kv-cache-dtype %s: vLLM's KV cache dtypes are %s", name,
+                    kv_type_list(-1));
+}
+
+/* The dtype the user asked for: kv_cache_dtype, else fp8 when the older
+ * kv_fp8 flag is set (which also turns a model-dtype name into fp8, as
+ * `kvplan compare` uses it), else auto. */
+static int resolve_kv_type(const kvp_vllm_params *p, const struct kv_type **out, kvp_error *err)
+{
+    const struct kv_type *t = find_kv_type("auto");
+    if (p->kv_cache_dtype && kvp_vllm_kv_cache_dtype_check(p->kv_cache_dtype, err))
+        return -1;
+    if (p->kv_cache_dtype)
+        t = find_kv_type(p->kv_cache_dtype);
+    if (p->kv_fp8 && t->kind == KV_MODEL)
+        t = find_kv_type("fp8");
+    *out = t;
+    return 0;
+}
+
+/* The cache element type of a layer that has no packed slot. */
+static kvp_dtype cache_elem(const kvp_model *m, const struct kv_type *t)
+{
+    switch (t->kind) {
+    case KV_FP8:
+        return KVP_FP8;
+    case KV_NVFP4:
+        return KVP_NVFP4;
+    default: /* auto serves a float32 checkpoint in 2 bytes too */
+        return m->dtype == KVP_F16 ? KVP_F16 : KVP_BF16;
+    }
+}
+
+/* ---- TurboQuant (vLLM's quantization/turboquant/config.py) ---------------- */
+
+/* Packed bytes of one KV head's K and V for one token, head dim d. */
+static uint32_t tq_slot(const struct kv_type *t, uint64_t d)
+{
+    uint64_t key = t->key_bits == 8 ? d : (d * t->key_bits + 7) / 8 + 2; /* + fp16 norm */
+    uint64_t value = (d * t->value_bits + 7) / 8 + 4;                 /* + fp16 scale, zero */
+    uint64_t slot = key + value;
+    return (uint32_t)(slot + slot % 2); /* even: effective head size = slot / 2 */
+}
+
+static int is_kv_attention(kvp_layer_kind k)
+{
+    return k == KVP_LAYER_FULL || k == KVP_LAYER_SLIDING || k == KVP_LAYER_CHUNKED;
+}
+
+/* Boundary protection (get_boundary_skip_layers): dense models keep their
+ * first and last n = min(2, layers / 2) layers in the model dtype; hybrid
+ * models (any layer with a recurrent state) keep none. */
+static uint32_t tq_boundary(const kvp_model *m)
+{
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].d_inner)
+            return 0;
+    return m->n_layers / 2 < 2 ? m->n_layers / 2 : 2;
+}
+
+int kvp_vllm_turboquant(const kvp_model *m, const char *preset, kvp_model **out,
+                        kvp_error *err)
+{
+    *out = NULL;
+    const struct kv_type *t = preset ? find_kv_type(preset) : NULL;
+    char full[48];
+    if (!t && preset && strlen(preset) < 24) { /* "k8v4" for "turboquant_k8v4" */
+        snprintf(full, sizeof full, "turboquant_%s", preset);
+        t = find_kv_type(full);
+    }
+    if (!t || t->kind != KV_TURBOQUANT)
+        return kvp_fail(err, KVP_EINPUT, "%s: unknown TurboQuant preset %s (vLLM's are %s)",
+                        m->name, preset ? preset : "(none)", kv_type_list(KV_TURBOQUANT));
+    uint32_t n_attn = 0;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        const kvp_layer *L = &m->layers[il];
+        if (L->kind == KVP_LAYER_MLA)
+            return kvp_fail(err, KVP_EINPUT, "%s: %s: kvplan models TurboQuant for per-head K/V "
+                            "attention only, and this model uses MLA (layer %u)", m->name,
+                            t->name, il);
+        if (!is_kv_attention(L->kind))
+            continue;
+        if (L->head_dim_k != L->head_dim_v)
+            return kvp_fail(err, KVP_EINPUT, "%s: %s: layer %u's K and V head dims differ "
+                            "(%u and %u); TurboQuant packs one head dim for both", m->name,
+                            t->name, il, L->head_dim_k, L->head_dim_v);
+        n_attn++;
+    }
+    if (!n_attn)
+        return kvp_fail(err, KVP_EINPUT, "%s: %s: no attention layer with per-head K/V for "
+                        "TurboQuant to pack", m->name, t->name);
+    kvp_model *c;
+    if (kvp_model_clone(m, &c, err))
+        return -1;
+    uint32_t n = tq_boundary(m);
+    for (uint32_t il = n; il + n < m->n_layers; il++) {
+        kvp_layer *L = &c->layers[il];
+        if (is_kv_attention(L->kind))
+            L->kv_slot_bytes = tq_slot(t, L->head_dim_k);
+    }
+    *out = c;
+    return 0;
+}
+
 /* ---- section 3: layer specs ---------------------------------------------- */
 
 typedef struct spec {
@@ -184,12 +352,26 @@ static uint64_t mamba_state(const kvp_model *m, const kvp_layer *L, uint32_t tp,
     return conv * conv_b + (L->d_inner / tp) * L->d_state * ssm_b;
 }
 
-/* A layer's specs: its attention, its state, or both (Falcon-H1 runs a
- * Mamba2 mixer beside every attention layer).  Returns how many. */
-static int layer_specs(const kvp_model *m, const kvp_layer *L, uint32_t tp, unsigned kv_b,
-                       unsigned model_b, spec s[2])
+/* Bytes of a row of n values in the cache type; refuses a row the block
+ * type cannot hold (nvfp4 stores whole blocks of 16). */
+static int cache_row(const kvp_model *m, uint32_t il, kvp_dtype t, uint64_t n, const char *what,
+                     uint64_t *out, kvp_error *err)
 {
+    if (kvp_dtype_row_bytes(t, n, out))
+        return kvp_fail(err, KVP_EINPUT, "%s: layer %u: a %llu-wide %s cannot be stored in %s "
+                        "(whole blocks of %u values)", m->name, il, (unsigned long long)n, what,
+                        kvp_dtype_name(t), kvp_dtype_block(t));
+    return 0;
+}
+
+/* A layer's specs: its attention, its state, or both (Falcon-H1 runs a
+ * Mamba2 mixer beside every attention layer).  Returns how many, or -1. */
+static int layer_specs(const kvp_model *m, uint32_t il, uint32_t tp, kvp_dtype kv_t,
+                       unsigned model_b, spec s[2], kvp_error *err)
+{
+    const kvp_layer *L = &m->layers[il];
     int n = 0;
+    uint64_t k, v;
     memset(s, 0, 2 * sizeof *s);
     switch (L->kind) {
     case KVP_LAYER_FULL:
@@ -198,13 +380,22 @@ static int layer_specs(const kvp_model *m, const kvp_layer *L, uint32_t tp, unsi
         uint64_t heads = L->n_kv_heads / tp ? L->n_kv_heads / tp : 1; /* replicated past tp */
         s[n].kind = L->kind;
         s[n].window = L->window;
-        s[n++].token_bytes = heads * (L->head_dim_k + L->head_dim_v) * kv_b;
+        if (L->kv_slot_bytes) { /* a packed layout (TurboQuant): the slot is K + V */
+            s[n++].token_bytes = heads * L->kv_slot_bytes;
+            break;
+        }
+        if (cache_row(m, il, kv_t, L->head_dim_k, "K head", &k, err) ||
+            cache_row(m, il, kv_t, L->head_dim_v, "V head", &v, err))
+            return -1;
+        s[n++].token_bytes = heads * (k + v);
         break;
     }
     case KVP_LAYER_MLA: /* the latent is replicated on every rank */
+        if (cache_row(m, il, kv_t, L->head_dim_k, "MLA latent", &k, err))
+            return -1;
         s[n].kind = KVP_LAYER_FULL;
         s[n].mla = 1;
-        s[n++].token_bytes = (uint64_t)L->head_dim_k * kv_b;
+        s[n++].token_bytes = k;
         break;
     default:
         break; /* no cache, or it shares another layer's */
@@ -249,21 +440,63 @@ static uint64_t request_blocks(const spec *s, uint32_t bs, uint64_t L, uint64_t 
     }
 }
 
+/* Section 5 rule 3: attention layers of one kind and window whose pages
+ * differ (per-layer head counts, TurboQuant's boundary layers) make one
+ * UniformTypeKVCacheSpecs group; its page is the sum of the layers' pages,
+ * so num_blocks = available // sum. */
+static void uniform_group(const bucket *b, size_t nb, uint32_t bs, uint64_t inflight,
+                          kvp_vllm_result *r)
+{
+    uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+    uint32_t layers = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t page = (uint64_t)bs * b[i].s.token_bytes;
+        sum += page * b[i].n;
+        layers += b[i].n;
+        lo = page < lo ? page : lo;
+        hi = page > hi ? page : hi;
+    }
+    r->uniform_type = 1;
+    r->group_size = 1;
+    r->page_bytes = r->pool_block_bytes = sum;
+    kvp_vllm_group *G = &r->groups[r->n_groups++];
+    G->kind = b[0].s.mla ? KVP_LAYER_MLA : b[0].s.kind;
+    G->layers = layers;
+    G->padding = 0;
+    G->block_size = bs;
+    G->window = b[0].s.window;
+    G->page_bytes = sum;
+    G->blocks_per_request = request_blocks(&b[0].s, bs, r->max_model_len, inflight,
+                                           r->prefix_caching);
+    r->blocks_per_request = G->blocks_per_request;
+    r->per_request_bytes = r->blocks_per_request * r->pool_block_bytes;
+    char a[32], c[32], d[32];
+    kvp_format_thousands(lo, a, sizeof a);
+    kvp_format_thousands(hi, c, sizeof c);
+    kvp_format_thousands(sum, d, sizeof d);
+    KVP_NOTE(r, "the %u %s layers' pages differ (%s to %s bytes): vLLM keeps them in one "
+             "UniformTypeKVCacheSpecs group whose page is their sum, %s bytes per block id",
+             layers, kvp_layer_kind_name(G->kind), a, c, d);
+}
+
 static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *gpu,
-                        const struct vllm_version *v, kvp_vllm_result *r, kvp_error *err)
+                        const struct vllm_version *v, kvp_dtype kv_t, kvp_vllm_result *r,
+                        kvp_error *err)
 {
     bucket b[32];
     size_t nb = 0;
-    unsigned model_b = 2, kv_b = p->kv_fp8 ? 1 : 2;
+    unsigned model_b = 2;
     int any_chunked = 0, any_mla = 0, any_mamba = 0;
     uint64_t a1 = 0, mamba_page = 0;
-    if (m->dtype == KVP_F32)
+    if (m->dtype == KVP_F32 && (kv_t == KVP_BF16 || kv_t == KVP_F16))
         KVP_NOTE(r, "the checkpoint is float32; vLLM serves it in bfloat16 by default (2-byte pages)");
     for (uint32_t il = 0; il < m->n_layers; il++)
         any_chunked |= m->layers[il].kind == KVP_LAYER_CHUNKED;
     for (uint32_t il = 0; il < m->n_layers; il++) {
         spec ss[2];
-        int ns = layer_specs(m, &m->layers[il], r->tp, kv_b, model_b, ss);
+        int ns = layer_specs(m, il, r->tp, kv_t, model_b, ss, err);
+        if (ns < 0)
+            return -1;
         for (int k = 0; k < ns; k++) {
             spec s = ss[k];
             if (any_chunked && (s.kind == KVP_LAYER_SLIDING || s.kind == KVP_LAYER_CHUNKED)) {
@@ -318,6 +551,18 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
         }
     }
     r->block_size = bs;
+    uint64_t inflight = (p->pp <= 1 ? 2 : (v->v2_runner ? p->pp + 1 : p->pp)) *
+                        r->max_num_batched_tokens;
+    r->inflight_tokens = inflight;
+    /* section 5 rule 3: one kind, one window, different pages */
+    int uniform = !any_mamba && nb > 1;
+    for (size_t i = 1; uniform && i < nb; i++)
+        uniform = b[i].s.kind == b[0].s.kind && b[i].s.window == b[0].s.window &&
+                  b[i].s.mla == b[0].s.mla;
+    if (uniform) {
+        uniform_group(b, nb, bs, inflight, r);
+        return 0;
+    }
     /* section 5: the unified page P and the group size g */
     uint64_t P = 0;
     uint32_t gmin = UINT32_MAX, gmax = 0;
@@ -335,9 +580,6 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
     r->group_size = g;
     r->page_bytes = P;
     r->pool_block_bytes = (uint64_t)g * P;
-    uint64_t inflight = (p->pp <= 1 ? 2 : (v->v2_runner ? p->pp + 1 : p->pp)) *
-                        r->max_num_batched_tokens;
-    r->inflight_tokens = inflight;
     for (size_t i = 0; i < nb; i++) {
         uint64_t page = b[i].s.kind == KVP_LAYER_MAMBA ? b[i].s.state_bytes
                                                         : (uint64_t)bs * b[i].s.token_bytes;
@@ -483,9 +725,10 @@ static void format_log(kvp_vllm_result *r)
 
 /* One stage's pool: groups, memory, fit check, blocks and capacity. */
 static int run_stage(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
-                     const struct vllm_version *v, kvp_vllm_result *r, kvp_error *err)
+                     const struct vllm_version *v, kvp_dtype kv_t, kvp_vllm_result *r,
+                     kvp_error *err)
 {
-    if (build_groups(m, p, g, v, r, err))
+    if (build_groups(m, p, g, v, kv_t, r, err))
         return -1;
     if (p->reservation_only)
         return 0;
@@ -514,12 +757,13 @@ static void stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, ui
 }
 
 static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
-                      const struct vllm_version *v, kvp_vllm_result *r, kvp_error *err)
+                      const struct vllm_version *v, kvp_dtype kv_t, kvp_vllm_result *r,
+                      kvp_error *err)
 {
     if (r->pp == 1) {
         r->n_stages = 1;
         r->stages[0].layers = m->n_layers;
-        if (run_stage(m, p, g, v, r, err))
+        if (run_stage(m, p, g, v, kv_t, r, err))
             return -1;
         r->stages[0].per_request_bytes = r->per_request_bytes;
         r->stages[0].num_blocks = r->num_blocks;
@@ -543,7 +787,7 @@ static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const struct
         view.layers = m->layers + first;
         view.n_layers = count;
         *tmp = *base;
-        if ((rc = run_stage(&view, p, g, v, tmp, err)))
+        if ((rc = run_stage(&view, p, g, v, kv_t, tmp, err)))
             break;
         r->stages[s] = (struct kvp_vllm_stage){first, count, tmp->per_request_bytes,
                                                tmp->num_blocks};
@@ -605,8 +849,46 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
     if (r->pp > 64 || r->pp > m->n_layers)
         return kvp_fail(err, KVP_EINPUT, "-pp %u: at most 64 stages, and no more than the %u "
                         "layers", r->pp, m->n_layers);
-    if (resolve_len(m, p, r, err))
+    const struct kv_type *kt;
+    if (resolve_kv_type(p, &kt, err) || resolve_len(m, p, r, err))
         return -1;
+    r->kv_cache_dtype = kt->name;
     resolve_batch(p, g, r);
-    return run_stages(m, p, g, v, r, err);
+    if (kt->kind == KV_NVFP4 && g->sm < 100)
+        KVP_NOTE(r, "nvfp4: vLLM's nvfp4 KV cache kernels target Blackwell GPUs; on %s the "
+                 "arithmetic is shown, but vLLM may refuse the setting", g->name);
+    if (kt->kind != KV_TURBOQUANT)
+        return run_stages(m, p, g, v, cache_elem(m, kt), r, err);
+    /* TurboQuant: the arithmetic runs on a copy whose attention layers carry
+     * vLLM's packed slot; the boundary layers stay in the model dtype */
+    kvp_model *tq;
+    if (kvp_vllm_turboquant(m, kt->name, &tq, err))
+        return -1;
+    uint32_t n = tq_boundary(m), packed = 0, slot = 0;
+    for (uint32_t il = 0; il < tq->n_layers; il++)
+        if (tq->layers[il].kv_slot_bytes) {
+            packed++;
+            slot = tq->layers[il].kv_slot_bytes;
+        }
+    char kept[112] = "";
+    if (n == 2)
+        snprintf(kept, sizeof kept, "; layers 0-1 and %u-%u stay in the model dtype (boundary "
+                 "protection)", m->n_layers - 2, m->n_layers - 1);
+    else if (n == 1)
+        snprintf(kept, sizeof kept, "; layers 0 and %u stay in the model dtype (boundary "
+                 "protection)", m->n_layers - 1);
+    for (uint32_t il = 0; il < m->n_layers && !n; il++)
+        if (m->layers[il].d_inner) {
+            snprintf(kept, sizeof kept, "; a hybrid model keeps no boundary layers in the "
+                     "model dtype");
+            break;
+        }
+    if (packed)
+        KVP_NOTE(r, "%s: %u attention layers store a packed %u-byte K+V slot per KV head per "
+                 "token%s", kt->name, packed, slot, kept);
+    else
+        KVP_NOTE(r, "%s: no attention layer is packed%s", kt->name, kept);
+    int rc = run_stages(tq, p, g, v, cache_elem(m, kt), r, err);
+    kvp_model_free(tq);
+    return rc;
 }

@@ -67,6 +67,9 @@ static const struct opt {
     {"capacity-blocks", {"--capacity-blocks", NULL}, 1},
     {"capacity-tokens", {"--capacity-tokens", NULL}, 1},
     {"sweep", {"--sweep", NULL}, 1},
+    {"apply", {"--apply", NULL}, 1},
+    {"host-memory", {"--host-memory", NULL}, 1},
+    {"explain", {"--explain", NULL}, 0},
 };
 
 /* vLLM's options, so commands can accept them as a set. */
@@ -106,13 +109,11 @@ static int set_vllm_opt(const char *k, const char *arg, const char *val, cli_opt
         return 0;
     }
     if (!strcmp(k, "kv-cache-dtype")) {
-        if (!strcmp(val, "auto") || !strcmp(val, "bfloat16") || !strcmp(val, "float16"))
-            o->kv_fp8 = 0;
-        else if (!strcmp(val, "fp8") || !strcmp(val, "fp8_e4m3") || !strcmp(val, "fp8_e5m2"))
-            o->kv_fp8 = 1;
-        else
-            return cli_fail(EXIT_INPUT, "%s %s: vLLM's KV cache dtypes are auto, fp8, fp8_e4m3 "
-                            "and fp8_e5m2", arg, val);
+        kvp_error e;
+        if (kvp_vllm_kv_cache_dtype_check(val, &e))
+            return cli_fail(EXIT_USAGE, "%s", e.msg);
+        o->kv_cache_dtype = val;
+        o->kv_fp8 = !strncmp(val, "fp8", 3);
         return 0;
     }
     if (!strcmp(k, "enable-prefix-caching") || !strcmp(k, "no-enable-prefix-caching")) {
@@ -191,17 +192,22 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         kvp_dtype t;
         if (kvp_dtype_parse(val, &t))
             return cli_fail(EXIT_INPUT, "%s %s: unknown cache type (known: f32 f16 bf16 fp8 "
-                            "q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl)", arg, val);
+                            "q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl nvfp4 kivi2)", arg, val);
         *(k[11] == 'k' ? &o->type_k : &o->type_v) = t;
     } else if (!strcmp(k, "runtime")) {
         o->runtime = val;
         o->runtime_set = 1;
     } else if (!strcmp(k, "variants")) {
         o->variants = val;
-    } else if (!strcmp(k, "memory")) {
-        if (kvp_parse_bytes(val, &o->memory))
+    } else if (!strcmp(k, "memory") || !strcmp(k, "host-memory")) {
+        if (kvp_parse_bytes(val, k[0] == 'm' ? &o->memory : &o->host_memory) ||
+            !(k[0] == 'm' ? o->memory : o->host_memory))
             return cli_fail(EXIT_INPUT, "%s %s: a size such as 24GiB, 24GB or 25769803776", arg,
                             val);
+    } else if (!strcmp(k, "apply")) {
+        o->apply = val;
+    } else if (!strcmp(k, "explain")) {
+        o->explain = 1;
     } else if (!strcmp(k, "output")) {
         o->out = val;
     } else if (!strcmp(k, "kv-only")) {
@@ -363,6 +369,7 @@ void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p)
     p->max_num_seqs = o->max_num_seqs;
     p->block_size = o->block_size;
     p->kv_fp8 = o->kv_fp8;
+    p->kv_cache_dtype = o->kv_cache_dtype;
     p->prefix_caching = o->prefix_caching;
     p->tp = o->tp;
     p->pp = o->pp;

@@ -40,13 +40,17 @@ typedef struct cli_opts {
     double gpu_util;
     int kv_fp8, prefix_caching, entry_serve;
     const char *gpu, *vllm_version;
+    const char *kv_cache_dtype; /* --kv-cache-dtype as typed; NULL = auto */
     /* fit */
     uint64_t memory;
     /* twin */
     const char *out;
     int kv_only, force;
-    /* sim */
+    /* sim, techniques */
     const char *sim_trace, *sim_workload, *sim_sweep;
+    const char *apply;       /* techniques --apply LIST */
+    uint64_t host_memory;    /* techniques --host-memory */
+    int explain;
     uint64_t capacity_blocks, capacity_tokens;
 } cli_opts;
 
@@ -91,5 +95,6 @@ int cmd_paste(int n_kv, char **kv, int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_twin(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_techniques(int argc, char **argv);
 
 #endif

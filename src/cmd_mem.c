@@ -157,10 +157,12 @@ static int run_llama(const kvp_model *m, const cli_opts *o)
 
 static void vllm_table(const kvp_model *m, const kvp_vllm_result *r)
 {
-    char a[32], b[32], c[32], d[32];
-    printf("%s · vLLM %s rules · %s x%u%s · max_model_len %s · block %u · "
+    char a[32], b[32], c[32], d[32], kv[64] = "";
+    if (r->kv_cache_dtype && strcmp(r->kv_cache_dtype, "auto"))
+        snprintf(kv, sizeof kv, " · kv cache %s", r->kv_cache_dtype);
+    printf("%s · vLLM %s rules · %s x%u%s · max_model_len %s · block %u%s · "
            "max_num_batched_tokens %s · prefix caching %s\n\n", m->name, r->version, r->gpu, r->tp,
-           r->pp > 1 ? " (pp)" : "", fmt_int(r->max_model_len, a, sizeof a), r->block_size,
+           r->pp > 1 ? " (pp)" : "", fmt_int(r->max_model_len, a, sizeof a), r->block_size, kv,
            fmt_int(r->max_num_batched_tokens, b, sizeof b), r->prefix_caching ? "on" : "off");
     printf("%-8s %7s %8s %7s %14s %16s\n", "kind", "layers", "padding", "block", "page bytes",
            "blocks/request");
@@ -172,9 +174,14 @@ static void vllm_table(const kvp_model *m, const kvp_vllm_result *r)
     }
     printf("\nKV cache memory: %s bytes (%s)\n", fmt_int(r->kv_cache_memory_bytes, a, sizeof a),
            r->available_is_estimate ? "ESTIMATE, see notes" : "given");
-    printf("block pool: %s blocks x %s bytes (%u layers x %s-byte pages per block id)\n",
-           fmt_int(r->num_blocks, a, sizeof a), fmt_int(r->pool_block_bytes, b, sizeof b),
-           r->group_size, fmt_int(r->page_bytes, c, sizeof c));
+    if (r->uniform_type)
+        printf("block pool: %s blocks x %s bytes (one page of each of the %u layers per block "
+               "id, UniformTypeKVCacheSpecs)\n", fmt_int(r->num_blocks, a, sizeof a),
+               fmt_int(r->pool_block_bytes, b, sizeof b), r->n_groups ? r->groups[0].layers : 0);
+    else
+        printf("block pool: %s blocks x %s bytes (%u layers x %s-byte pages per block id)\n",
+               fmt_int(r->num_blocks, a, sizeof a), fmt_int(r->pool_block_bytes, b, sizeof b),
+               r->group_size, fmt_int(r->page_bytes, c, sizeof c));
     printf("one %s-token request ties up %s blocks = %s bytes (%s MiB)", fmt_int(r->max_model_len, a,
            sizeof a), fmt_int(r->blocks_per_request, b, sizeof b),
            fmt_int(r->per_request_bytes, c, sizeof c), fmt_mib(r->per_request_bytes, d, sizeof d));

@@ -22,7 +22,13 @@ int main(void)
     CHECK("q5_0 1024 -> 704", row(KVP_Q5_0, 1024, 704));
     CHECK("q5_1 1024 -> 768", row(KVP_Q5_1, 1024, 768));
     CHECK("iq4_nl 1024 -> 576", row(KVP_IQ4_NL, 1024, 576));
+    /* vLLM's nvfp4: 16 4-bit values + an fp8 scale; KIVI-2: 32 2-bit values + fp16
+     * scale and zero (../shared/reference/techniques.md A6) */
+    CHECK("nvfp4 128 -> 72", row(KVP_NVFP4, 128, 72));
+    CHECK("nvfp4 576 -> 324 (MLA latent)", row(KVP_NVFP4, 576, 324));
+    CHECK("kivi2 1024 -> 384 (3 bits a value)", row(KVP_KIVI2, 1024, 384));
     uint64_t v;
+    CHECK("nvfp4 rejects 24 values", kvp_dtype_row_bytes(KVP_NVFP4, 24, &v) != 0);
     CHECK("q8_0 rejects 80 values", kvp_dtype_row_bytes(KVP_Q8_0, 80, &v) != 0);
     CHECK("f16 takes 80 values", row(KVP_F16, 80, 160));
     kvp_dtype t;
