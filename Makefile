@@ -25,8 +25,9 @@ CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:lib/%.c=$(B)/lib/%.o) $(B)/lib/catalog_data.o
+LIB_HDR := $(wildcard lib/*.h lib/*/*.h) include/kvplan.h
 CLI_SRC := $(wildcard src/*.c)
 CLI_OBJ := $(CLI_SRC:src/%.c=$(B)/src/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -39,7 +40,8 @@ all: $(B)/kvplan $(B)/libkvplan.so
 $(B)/lib $(B)/src $(B)/tests $(B)/tools:
 	@mkdir -p $@
 
-$(B)/lib/%.o: lib/%.c lib/*.h include/kvplan.h | $(B)/lib
+$(B)/lib/%.o: lib/%.c $(LIB_HDR) | $(B)/lib
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
 $(B)/tools/embed: tools/embed.c | $(B)/tools

@@ -372,6 +372,10 @@ uint64_t kvp_model_param_count(const kvp_model *m);
 
 typedef enum kvp_runtime { KVP_RT_THEORY, KVP_RT_LLAMA, KVP_RT_VLLM } kvp_runtime;
 
+const char *kvp_runtime_name(kvp_runtime r);            /* "theory", "llama.cpp", "vllm" */
+/* "theory", "llama.cpp" (or llamacpp, llama-cpp, llama-server), "vllm"; -1 if unknown */
+int kvp_runtime_parse(const char *s, kvp_runtime *out);
+
 /* Settings for one runtime; only the one `runtime` names is read.  The
  * context and sequence fields of the settings are what fit varies. */
 typedef struct kvp_fit_params {

@@ -26,11 +26,6 @@ static const char help[] =
     "  kvplan fit gemma-3-4b-it --memory 8GiB --runtime llama.cpp -ctk q8_0 -ctv q8_0 -fa on\n"
     "  kvplan fit qwen3.5-9b --memory 40GiB --runtime vllm -c 128k\n";
 
-static const char *rt_name(kvp_runtime r)
-{
-    return r == KVP_RT_LLAMA ? "llama.cpp" : r == KVP_RT_VLLM ? "vllm" : "theory";
-}
-
 static void print_row(const kvp_fit_result *r, const kvp_fit_params *p)
 {
     char a[32], b[32], c[64], d[96];
@@ -50,7 +45,7 @@ static void print_row(const kvp_fit_result *r, const kvp_fit_params *p)
     else
         snprintf(d, sizeof d, "%s%s (%s MiB)", r->runtime == KVP_RT_LLAMA ? "-np " : "",
                  fmt_int(r->max_seqs, a, sizeof a), fmt_mib(r->bytes_at_max_seqs, b, sizeof b));
-    printf("%-10s %-38s %s\n", rt_name(r->runtime), c, d);
+    printf("%-10s %-38s %s\n", kvp_runtime_name(r->runtime), c, d);
 }
 
 int cmd_fit(int argc, char **argv)

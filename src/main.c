@@ -21,6 +21,7 @@ static const char usage[] =
     "  -- COMMAND...          a pasted llama-server / vllm serve command line\n"
     "  twin MODEL -o OUT      sparse shape-twin GGUF (real shapes, no weights) for llama.cpp\n"
     "  sim --workload SPEC    replay a workload through vLLM's prefix cache: hit rate, cliff\n"
+    "  techniques MODEL       the twelve KV techniques, each in its own unit\n"
     "\n"
     "MODEL is a catalog name (qwen3-8b), a config.json or a directory holding one, a GGUF\n"
     "file, or an org/name repo id in the local Hugging Face cache.\n"
@@ -43,7 +44,8 @@ int main(int argc, char **argv)
         int (*fn)(int, char **);
     } cmds[] = {{"models", cmd_models}, {"show", cmd_show},   {"mem", cmd_mem},
                 {"compare", cmd_compare}, {"twin", cmd_twin},  {"fit", cmd_fit},
-                {"check", cmd_check},     {"plot", cmd_plot}, {"sim", cmd_sim}};
+                {"check", cmd_check},     {"plot", cmd_plot}, {"sim", cmd_sim},
+                {"techniques", cmd_techniques}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
