@@ -550,9 +550,10 @@ typedef struct kvp_tech_recompute {
     uint64_t pool_blocks;        /* num_gpu_blocks, the null block included */
     uint32_t block_size;
     uint64_t hit_tokens, evictions;
-    int cliff_found;
-    uint64_t cliff_from_blocks, cliff_to_blocks; /* reuse collapses below to_blocks */
+    int cliff_found;             /* the sweep's steepest rise of the hit rate: */
+    uint64_t cliff_from_blocks, cliff_to_blocks;
     double cliff_from_hit_rate, cliff_to_hit_rate;
+    uint64_t cliff_half_blocks;  /* the smallest pool there with half of that rise */
     uint64_t unbounded_blocks;   /* a pool that never evicts */
 } kvp_tech_recompute;
 

@@ -235,15 +235,15 @@ static void print_recompute(const kvp_tech_row *row)
     if (!rc->pool_computed)
         printf("  %s\n", row->assumptions);
     if (rc->cliff_found) {
-        printf("  cliff: reuse collapses below about %s blocks (%s tokens): the hit rate falls "
-               "from %.3f to %.3f at %s blocks",
-               fmt_int(rc->cliff_to_blocks, a, sizeof a),
-               fmt_int(rc->cliff_to_blocks * rc->block_size, b, sizeof b),
-               rc->cliff_to_hit_rate, rc->cliff_from_hit_rate,
-               fmt_int(rc->cliff_from_blocks, c, sizeof c));
+        printf("  cliff: the hit rate rises most between %s and %s blocks (%.3f -> %.3f); half "
+               "of that rise at %s blocks (%s tokens)",
+               fmt_int(rc->cliff_from_blocks, a, sizeof a),
+               fmt_int(rc->cliff_to_blocks, b, sizeof b), rc->cliff_from_hit_rate,
+               rc->cliff_to_hit_rate, fmt_int(rc->cliff_half_blocks, c, sizeof c),
+               fmt_int(rc->cliff_half_blocks * rc->block_size, d, sizeof d));
         if (rc->pool_computed)
-            printf("; the pool is %s it", rc->pool_blocks >= rc->cliff_to_blocks ? "above"
-                                                                                   : "below");
+            printf("; the pool is %s it", rc->pool_blocks >= rc->cliff_half_blocks ? "above"
+                                                                                    : "below");
         putchar('\n');
     } else {
         printf("  no cliff: %s\n", rc->shared_fraction > 0 ? "reuse holds at every capacity"

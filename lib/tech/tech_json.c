@@ -59,9 +59,10 @@ static json_t *recompute_obj(const kvp_tech_recompute *r)
                     "evictions", u64(r->evictions))
         : json_null());
     json_object_set_new(o, "cliff", r->cliff_found
-        ? json_pack("{s:o s:o s:f s:f}", "from_blocks", u64(r->cliff_from_blocks),
+        ? json_pack("{s:o s:o s:f s:f s:o}", "from_blocks", u64(r->cliff_from_blocks),
                     "to_blocks", u64(r->cliff_to_blocks), "from_hit_rate",
-                    r->cliff_from_hit_rate, "to_hit_rate", r->cliff_to_hit_rate)
+                    r->cliff_from_hit_rate, "to_hit_rate", r->cliff_to_hit_rate,
+                    "half_rise_blocks", u64(r->cliff_half_blocks))
         : json_null());
     return o;
 }

@@ -102,9 +102,10 @@ static int model_pool(const tech_ctx *c, kvp_tech_recompute *rc, char *why, size
 
 static int replay(const kvp_workload *w, uint64_t blocks, kvp_sim_result *out, kvp_error *err);
 
-/* The cliff: a coarse sweep finds the steepest rise of the hit rate, then
- * bisection narrows it to one block: below cliff_to_blocks the hit rate is
- * under half way between the two sides. */
+/* The cliff: a sweep of the pool finds the steepest rise of the hit rate
+ * (kvp_sim_cliff), then bisection finds the smallest pool in that step that
+ * has half of the rise: one block, for a step as sharp as a shared prefix
+ * that no longer fits. */
 static int find_cliff(const kvp_workload *w, uint64_t hi_cap, kvp_tech_recompute *rc,
                       kvp_error *err)
 {
@@ -125,22 +126,23 @@ static int find_cliff(const kvp_workload *w, uint64_t hi_cap, kvp_tech_recompute
     size_t k = kvp_sim_cliff(res, n);
     if (!k)
         return 0;
+    rc->cliff_found = 1;
+    rc->cliff_from_blocks = caps[k - 1];
+    rc->cliff_to_blocks = caps[k];
+    rc->cliff_from_hit_rate = res[k - 1].hit_rate;
+    rc->cliff_to_hit_rate = res[k].hit_rate;
     uint64_t lo = caps[k - 1], hi = caps[k];
-    double lo_hr = res[k - 1].hit_rate, hi_hr = res[k].hit_rate, target = (lo_hr + hi_hr) / 2;
+    double target = (res[k - 1].hit_rate + res[k].hit_rate) / 2;
     while (hi - lo > 1) {
         uint64_t m = lo + (hi - lo) / 2;
         if (replay(w, m, &mid, err))
             return -1;
         if (mid.hit_rate >= target)
-            hi = m, hi_hr = mid.hit_rate;
+            hi = m;
         else
-            lo = m, lo_hr = mid.hit_rate;
+            lo = m;
     }
-    rc->cliff_found = 1;
-    rc->cliff_from_blocks = lo;
-    rc->cliff_to_blocks = hi;
-    rc->cliff_from_hit_rate = lo_hr;
-    rc->cliff_to_hit_rate = hi_hr;
+    rc->cliff_half_blocks = hi;
     return 0;
 }
 
