@@ -197,6 +197,35 @@ static void store_line(kvp_runtime rt, const kvp_tech_row *row, store_notes *sn)
     printf("  %s\n", kvp_tech_label_name(row->label));
 }
 
+/* What each technique changes, once per id and change, wrapped. */
+static void print_changes(const kvp_tech_result *r)
+{
+    const char *seen[16][2];
+    size_t n = 0, col = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const kvp_tech_row *row = &r->rows[i];
+        size_t k = 0;
+        if (row->kind != KVP_TECH_STORE || !row->changes[0])
+            continue;
+        while (k < n && (strcmp(seen[k][0], row->id) || strcmp(seen[k][1], row->changes)))
+            k++;
+        if (k < n || n == 16)
+            continue;
+        seen[n][0] = row->id, seen[n++][1] = row->changes;
+        size_t w = strlen(row->id) + strlen(row->changes) + 4;
+        if (!col || col + w > 100) {
+            printf("%s%s", col ? "\n" : "what each changes: ", col ? "  " : "");
+            col = col ? 2 : 19;
+        } else {
+            printf(" · ");
+        }
+        printf("%s: %s", row->id, row->changes);
+        col += w;
+    }
+    if (col)
+        putchar('\n');
+}
+
 static void print_store(const kvp_tech_result *r)
 {
     static store_notes sn;
@@ -212,6 +241,7 @@ static void print_store(const kvp_tech_result *r)
     for (size_t i = 0; i < sn.n; i++)
         printf("%s%s: %s: theory figures only\n", i ? "  " : "not priced by the runtime:\n  ",
                sn.note[i].rows, sn.note[i].why);
+    print_changes(r);
 }
 
 /* ---- B: recompute less -------------------------------------------------------------------- */

@@ -88,17 +88,17 @@ static int offer_gqa(const tech_ctx *c, const tech_census *k, const char *p, off
     if (p && strcmp(p, "mha") && strcmp(p, "mqa") && parse_u(p, 1, KVP_MAX_HEADS, &heads))
         return bad_param(err, "gqa", p, "mha, mqa or a KV head count");
     if (!p || !strcmp(p, "mha")) {
-        tech_variant *v = add(o, "gqa", KVP_LABEL_EXACT, "kv_heads", gqa_costs);
+        tech_variant *v = add(o, "gqa", KVP_LABEL_EXACT, "KV heads per layer", gqa_costs);
         snprintf(v->name, sizeof v->name, "MHA: KV heads = query heads (%u)", q);
         step(v, OP_KV_HEADS, 0, 0, 0, NULL);
     }
     if (!p || !strcmp(p, "mqa")) {
-        tech_variant *v = add(o, "gqa", KVP_LABEL_EXACT, "kv_heads", gqa_costs);
+        tech_variant *v = add(o, "gqa", KVP_LABEL_EXACT, "KV heads per layer", gqa_costs);
         snprintf(v->name, sizeof v->name, "MQA: 1 KV head");
         step(v, OP_KV_HEADS, 1, 0, 0, NULL);
     }
     if (p && strcmp(p, "mha") && strcmp(p, "mqa")) {
-        tech_variant *v = add(o, "gqa", KVP_LABEL_EXACT, "kv_heads", gqa_costs);
+        tech_variant *v = add(o, "gqa", KVP_LABEL_EXACT, "KV heads per layer", gqa_costs);
         snprintf(v->name, sizeof v->name, "GQA: %llu KV heads", (unsigned long long)heads);
         step(v, OP_KV_HEADS, heads, 0, 0, NULL);
     }
@@ -113,7 +113,7 @@ static int offer_cross_layer(const tech_ctx *c, const tech_census *k, const char
     (void)c;
     o->used = k->shared > 0;
     if (o->used && (!p || is_off(p))) {
-        tech_variant *v = add(o, "cross-layer", KVP_LABEL_EXACT, "layers owning a cache",
+        tech_variant *v = add(o, "cross-layer", KVP_LABEL_EXACT, "layers that own a cache",
                               "the model shares KV across layers (Gemma 3n's num_kv_shared_"
                               "layers); this row gives every layer a cache of its own");
         snprintf(v->name, sizeof v->name, "without sharing: all %u layers own a cache",
@@ -130,7 +130,7 @@ static int offer_cross_layer(const tech_ctx *c, const tech_census *k, const char
         return bad_param(err, "cross-layer", p, "a sharing factor from 2 to 64, or off");
     if (k->per_head + k->mla < 2)
         return o->n ? 0 : refuse(o, "fewer than two attention layers own a cache");
-    tech_variant *v = add(o, "cross-layer", KVP_LABEL_EXACT, "layers owning a cache",
+    tech_variant *v = add(o, "cross-layer", KVP_LABEL_EXACT, "layers that own a cache",
                           "architectural: trained that way; CLA2 keeps nearly the accuracy of "
                           "its MQA/GQA baseline at 1B-3B (Brandon et al. 2024); runs form "
                           "within each layer kind, so windows and the state are untouched");
@@ -152,7 +152,7 @@ static int offer_mla(const tech_ctx *c, const tech_census *k, const char *p, off
             return bad_param(err, "mla", p, "off (the model already stores a latent)");
         if (!k->mha_heads_known)
             return refuse(o, "the model's latent names no per-head shape to compare with");
-        tech_variant *v = add(o, "mla", KVP_LABEL_EXACT, "K/V per head -> one latent",
+        tech_variant *v = add(o, "mla", KVP_LABEL_EXACT, "per-head K/V -> one latent",
                               "what a converter that expands the latent to per-head K and V "
                               "stores (about 9x more for DeepSeek); the row's inverse is what "
                               "MLA buys");
@@ -175,7 +175,7 @@ static int offer_mla(const tech_ctx *c, const tech_census *k, const char *p, off
     }
     if (!k->per_head)
         return refuse(o, no_attention(k));
-    tech_variant *v = add(o, "mla", KVP_LABEL_EXACT, "K/V per head -> one latent",
+    tech_variant *v = add(o, "mla", KVP_LABEL_EXACT, "per-head K/V -> one latent",
                           "architectural (trained in, or converted with fine-tuning); one "
                           "latent plus a RoPE key per token and layer, no V (DeepSeek-V2: "
                           "r = 4 d_h, rope = d_h / 2); vLLM keeps it on every tensor-parallel "
@@ -251,7 +251,7 @@ static int offer_hybrid(const tech_ctx *c, const tech_census *k, const char *p, 
     (void)c;
     o->used = k->state > 0;
     if (o->used && (!p || is_off(p))) {
-        tech_variant *v = add(o, "hybrid", KVP_LABEL_EXACT, "state layers -> attention",
+        tech_variant *v = add(o, "hybrid", KVP_LABEL_EXACT, "a fixed state -> attention",
                               "the model's recurrent layers as full attention of its own "
                               "attention shape; the row's inverse is what the state buys");
         snprintf(v->name, sizeof v->name, "no state: the %u state layers as attention", k->state);
@@ -265,7 +265,7 @@ static int offer_hybrid(const tech_ctx *c, const tech_census *k, const char *p, 
         return bad_param(err, "hybrid", p, "K (every K-th attention layer stays), or off");
     if (!k->per_head && !k->mla)
         return o->n ? 0 : refuse(o, no_attention(k));
-    tech_variant *v = add(o, "hybrid", KVP_LABEL_EXACT, "attention layers -> state",
+    tech_variant *v = add(o, "hybrid", KVP_LABEL_EXACT, "attention -> a fixed state",
                           "a different model (trained as a hybrid); Qwen3.5's Gated DeltaNet "
                           "state (16 key, 32 value heads of 128, conv 4, state in float32) "
                           "per sequence; vLLM enlarges the block to hold a state and, with "
@@ -344,7 +344,7 @@ static int offer_quant(const tech_ctx *c, const tech_census *k, const char *p, o
             snprintf(o->skipped, sizeof o->skipped, "turboquant_* (vLLM)");
             continue;
         }
-        tech_variant *v = add(o, "kv-quant", schemes[i].label, "bytes per value",
+        tech_variant *v = add(o, "kv-quant", schemes[i].label, "bytes per stored value",
                               schemes[i].assumptions);
         snprintf(v->name, sizeof v->name, "%s", schemes[i].name);
         step(v, OP_QUANT, 0, 0, 0, schemes[i].s);
