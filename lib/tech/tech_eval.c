@@ -51,27 +51,24 @@ int tech_theory_bytes(const tech_applied *a, uint64_t N, uint32_t S, uint64_t *o
     return 0;
 }
 
-/* The longest single sequence whose bytes fit `memory`. */
-static int theory_tokens(const tech_applied *a, uint64_t memory, kvp_tech_store *s,
-                         kvp_error *err)
+/* The longest single sequence whose bytes fit `memory`; a length whose size
+ * overflows does not fit. */
+static void theory_tokens(const tech_applied *a, uint64_t memory, kvp_tech_store *s)
 {
     uint64_t lo = 0, hi = KVP_MAX_TOKENS, b;
     kvp_error e;
     if (tech_theory_bytes(a, hi, 1, &b, &e) == 0 && b <= memory) {
         s->theory_tokens_unbounded = 1;
-        return 0;
+        return;
     }
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (tech_theory_bytes(a, mid, 1, &b, err))
-            return -1;
-        if (b <= memory)
+        if (tech_theory_bytes(a, mid, 1, &b, &e) == 0 && b <= memory)
             lo = mid;
         else
             hi = mid - 1;
     }
     s->theory_tokens = lo;
-    return 0;
 }
 
 static int eval_theory(const tech_ctx *c, const tech_applied *a, kvp_tech_store *s,
@@ -82,8 +79,9 @@ static int eval_theory(const tech_ctx *c, const tech_applied *a, kvp_tech_store 
     if (tech_theory_bytes(a, c->N, c->S, &s->theory_bytes, err) ||
         theory_at(a->theory_model, &a->theory, c->n, 1, &r, err) ||
         residual_bytes(a, a->residual, &extra, err) ||
-        tech_theory_bytes(a, c->n, 1, &one, err) || theory_tokens(a, c->memory, s, err))
+        tech_theory_bytes(a, c->n, 1, &one, err))
         return -1;
+    theory_tokens(a, c->memory, s);
     s->per_token_bytes = r.per_token_bytes;
     s->fixed_bytes_per_seq = r.fixed_bytes_per_seq + extra;
     s->held_tokens = tech_held(a, c->n);
