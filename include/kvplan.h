@@ -62,6 +62,8 @@ typedef enum kvp_layer_kind {
     KVP_LAYER_MAMBA,     /* Mamba / Mamba2 SSM: fixed state */
     KVP_LAYER_SHARED,    /* reuses an earlier layer's cache */
     KVP_LAYER_NONE,      /* no cache at all (MLP-only block) */
+    KVP_LAYER_CROSS,     /* cross-attention to an encoder's output (Mllama's image
+                            tokens): `window` cells per sequence, whatever the text */
     KVP_LAYER_KIND_COUNT
 } kvp_layer_kind;
 
@@ -74,7 +76,8 @@ typedef struct kvp_layer {
     uint32_t n_kv_heads;   /* MLA: 1 (the latent) */
     uint32_t head_dim_k;   /* MLA: kv_lora_rank + qk_rope_head_dim */
     uint32_t head_dim_v;   /* MLA: 0 (V is a view of the latent) */
-    uint32_t window;       /* sliding window or chunk size; 0 otherwise */
+    uint32_t window;       /* sliding window or chunk size; cross-attention: the
+                              encoder tokens one sequence attends to; 0 otherwise */
     /* MLA only: what a converter that expands the latent would store, and
      * the rope part of the latent (kv_lora_rank = head_dim_k - mla_rope_dim) */
     uint32_t mla_heads, mla_k_head_dim, mla_v_head_dim, mla_rope_dim;

@@ -1,7 +1,10 @@
-/* arch.c - the architecture table.  Adding an architecture that reuses an
- * existing layout rule is one row here; its transformers defaults (the
- * values a config.json may omit) sit beside it, with the class they come
- * from, so `kvplan show` can say where every number came from. */
+/* arch.c - the architecture table: the core rule sets here, and the groups
+ * of lib/hf/ (one file per family of architectures).  Adding an
+ * architecture that reuses an existing layout rule is one row in a group;
+ * its transformers defaults (the values a config.json may omit) sit beside
+ * it, with the class they come from, so `kvplan show` can say where every
+ * number came from. */
+#include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
@@ -71,50 +74,59 @@ static const arch_default gemma3n_defaults[] = {
 static const arch_default none_defaults[] = {{NULL, 0}};
 
 static const arch_def arches[] = {
-    {"llama", "llama", "LlamaForCausalLM", LAYOUT_FULL, NULL, none_defaults},
+    {"llama", "llama", "LlamaForCausalLM", LAYOUT_FULL, NULL, none_defaults, NULL, NULL},
     {"mistral", "mistral mixtral starcoder2", "MistralForCausalLM MixtralForCausalLM",
-     LAYOUT_ALL_IF_WINDOW, NULL, none_defaults},
+     LAYOUT_ALL_IF_WINDOW, NULL, none_defaults, NULL, NULL},
     {"qwen2", "qwen2 qwen2_moe qwen3 qwen3_moe",
      "Qwen2ForCausalLM Qwen2MoeForCausalLM Qwen3ForCausalLM Qwen3MoeForCausalLM",
-     LAYOUT_QWEN, NULL, none_defaults},
-    {"phi3", "phi3", "Phi3ForCausalLM", LAYOUT_ALL_IF_WINDOW, NULL, none_defaults},
+     LAYOUT_QWEN, NULL, none_defaults, NULL, NULL},
+    {"phi3", "phi3", "Phi3ForCausalLM", LAYOUT_ALL_IF_WINDOW, NULL, none_defaults, NULL, NULL},
     {"dense", "olmo2 minimax_m2 glm4_moe granite exaone",
      "Olmo2ForCausalLM MiniMaxM2ForCausalLM Glm4MoeForCausalLM", LAYOUT_FULL, NULL,
-     none_defaults},
+     none_defaults, NULL, NULL},
     {"gemma2", "gemma2", "Gemma2ForCausalLM", LAYOUT_EVEN_SLIDING, "Gemma2Config",
-     gemma2_defaults},
+     gemma2_defaults, NULL, NULL},
     {"gemma3", "gemma3 gemma3_text",
      "Gemma3ForConditionalGeneration Gemma3ForCausalLM", LAYOUT_PERIOD,
-     "Gemma3TextConfig", gemma3_defaults},
+     "Gemma3TextConfig", gemma3_defaults, NULL, NULL},
     {"cohere2", "cohere2", "Cohere2ForCausalLM", LAYOUT_PERIOD, "Cohere2Config",
-     cohere2_defaults},
-    {"gpt-oss", "gpt_oss", "GptOssForCausalLM", LAYOUT_EVEN_SLIDING, NULL, none_defaults},
+     cohere2_defaults, NULL, NULL},
+    {"gpt-oss", "gpt_oss", "GptOssForCausalLM", LAYOUT_EVEN_SLIDING, NULL, none_defaults, NULL, NULL},
     {"llama4", "llama4 llama4_text",
      "Llama4ForConditionalGeneration Llama4ForCausalLM", LAYOUT_CHUNKED,
-     "Llama4TextConfig", llama4_defaults},
+     "Llama4TextConfig", llama4_defaults, NULL, NULL},
     {"deepseek-mla", "deepseek_v2 deepseek_v3 kimi_k2",
-     "DeepseekV2ForCausalLM DeepseekV3ForCausalLM", LAYOUT_MLA, NULL, none_defaults},
+     "DeepseekV2ForCausalLM DeepseekV3ForCausalLM", LAYOUT_MLA, NULL, none_defaults, NULL, NULL},
     {"qwen3-gdn", "qwen3_next qwen3_5 qwen3_5_text qwen3_5_moe qwen3_5_moe_text",
      "Qwen3NextForCausalLM Qwen3_5ForConditionalGeneration Qwen3_5MoeForConditionalGeneration",
-     LAYOUT_GDN, "Qwen3NextConfig", gdn_defaults},
-    {"jamba", "jamba", "JambaForCausalLM", LAYOUT_JAMBA, "JambaConfig", jamba_defaults},
+     LAYOUT_GDN, "Qwen3NextConfig", gdn_defaults, NULL, NULL},
+    {"jamba", "jamba", "JambaForCausalLM", LAYOUT_JAMBA, "JambaConfig", jamba_defaults, NULL, NULL},
     {"nemotron-h", "nemotron_h", "NemotronHForCausalLM", LAYOUT_NEMOTRON_H,
-     "NemotronHConfig", nemotron_h_defaults},
+     "NemotronHConfig", nemotron_h_defaults, NULL, NULL},
     {"mamba2", "mamba2", "Mamba2ForCausalLM", LAYOUT_MAMBA2, "Mamba2Config",
-     mamba2_defaults},
+     mamba2_defaults, NULL, NULL},
     {"mamba", "mamba falcon_mamba", "MambaForCausalLM FalconMambaForCausalLM",
-     LAYOUT_MAMBA1, "MambaConfig", mamba1_defaults},
+     LAYOUT_MAMBA1, "MambaConfig", mamba1_defaults, NULL, NULL},
     {"falcon-h1", "falcon_h1", "FalconH1ForCausalLM", LAYOUT_FALCON_H1, "FalconH1Config",
-     falcon_h1_defaults},
+     falcon_h1_defaults, NULL, NULL},
     {"granite-hybrid", "granitemoehybrid", "GraniteMoeHybridForCausalLM", LAYOUT_GRANITE_HYBRID,
-     NULL, none_defaults},
-    {"lfm2", "lfm2", "Lfm2ForCausalLM", LAYOUT_LFM2, "Lfm2Config", lfm2_defaults},
+     NULL, none_defaults, NULL, NULL},
+    {"lfm2", "lfm2", "Lfm2ForCausalLM", LAYOUT_LFM2, "Lfm2Config", lfm2_defaults, NULL, NULL},
     {"gemma3n", "gemma3n gemma3n_text",
      "Gemma3nForConditionalGeneration Gemma3nForCausalLM", LAYOUT_GEMMA3N, "Gemma3nTextConfig",
-     gemma3n_defaults},
+     gemma3n_defaults, NULL, NULL},
 };
 
 #define N_ARCHES (sizeof arches / sizeof arches[0])
+
+static const arch_group core = {arches, N_ARCHES, NULL, 0};
+
+/* Every group, core first; a model_type is looked up in this order. */
+static const arch_group *const groups[] = {
+    &core, &arch_group_classic, &arch_group_modern, &arch_group_windows, &arch_group_state,
+    &arch_group_registry,
+};
+#define N_GROUPS (sizeof groups / sizeof groups[0])
 
 /* Is word one of the space-separated words in list? */
 static int in_list(const char *list, const char *word)
@@ -131,41 +143,65 @@ static int in_list(const char *list, const char *word)
 const arch_def *arch_find(const char *model_type, const char *const *classes, size_t n_classes)
 {
     for (size_t c = 0; c < n_classes; c++)
-        for (size_t i = 0; i < N_ARCHES; i++)
-            if (in_list(arches[i].classes, classes[c]))
-                return &arches[i];
+        for (size_t g = 0; g < N_GROUPS; g++)
+            for (size_t i = 0; i < groups[g]->n_defs; i++)
+                if (groups[g]->defs[i].classes && in_list(groups[g]->defs[i].classes, classes[c]))
+                    return &groups[g]->defs[i];
     if (model_type)
-        for (size_t i = 0; i < N_ARCHES; i++)
-            if (in_list(arches[i].model_types, model_type))
-                return &arches[i];
+        for (size_t g = 0; g < N_GROUPS; g++)
+            for (size_t i = 0; i < groups[g]->n_defs; i++)
+                if (in_list(groups[g]->defs[i].model_types, model_type))
+                    return &groups[g]->defs[i];
+    return NULL;
+}
+
+const arch_def *arch_find_family(const char *family)
+{
+    for (size_t g = 0; family && g < N_GROUPS; g++)
+        for (size_t i = 0; i < groups[g]->n_defs; i++)
+            if (strcmp(groups[g]->defs[i].family, family) == 0)
+                return &groups[g]->defs[i];
     return NULL;
 }
 
 const arch_default *arch_default_for(const arch_def *a, const char *key)
 {
-    for (const arch_default *d = a->defaults; d->key; d++)
+    for (const arch_default *d = a->defaults; d && d->key; d++)
         if (strcmp(d->key, key) == 0)
             return d;
     return NULL;
 }
 
-const char *arch_supported_list(void)
+/* The words of every group's field, space-separated, once each. */
+static const char *word_list(char *buf, size_t n, int families)
 {
-    static char buf[1024];
-    if (!buf[0])
-        for (size_t i = 0; i < N_ARCHES; i++) {
-            if (i)
-                strncat(buf, " ", sizeof buf - strlen(buf) - 1);
-            strncat(buf, arches[i].model_types, sizeof buf - strlen(buf) - 1);
+    if (buf[0])
+        return buf;
+    for (size_t g = 0; g < N_GROUPS; g++)
+        for (size_t i = 0; i < groups[g]->n_defs; i++) {
+            const arch_def *d = &groups[g]->defs[i];
+            if (families && arch_find_family(d->family) != d)
+                continue; /* a family spread over rows is named once */
+            size_t len = strlen(buf);
+            snprintf(buf + len, n - len, "%s%s", len ? " " : "",
+                     families ? d->family : d->model_types);
         }
     return buf;
 }
 
-/* config.json model_type -> llama.cpp's general.architecture, as its
- * converter (convert_hf_to_gguf.py) writes it. */
-static const struct {
-    const char *model_type, *gguf;
-} gguf_names[] = {
+const char *arch_supported_list(void)
+{
+    static char buf[4096];
+    return word_list(buf, sizeof buf, 0);
+}
+
+const char *arch_family_list(void)
+{
+    static char buf[2048];
+    return word_list(buf, sizeof buf, 1);
+}
+
+static const arch_gguf gguf_names[] = {
     {"llama", "llama"},           {"mistral", "llama"},         {"mixtral", "llama"},
     {"qwen2", "qwen2"},           {"qwen2_moe", "qwen2moe"},    {"qwen3", "qwen3"},
     {"qwen3_moe", "qwen3moe"},    {"qwen3_next", "qwen3next"},  {"qwen3_5", "qwen35"},
@@ -181,12 +217,18 @@ static const struct {
     {"lfm2", "lfm2"},             {"gemma3n", "gemma3n"},       {"gemma3n_text", "gemma3n"},
 };
 
+static const size_t n_gguf_names = sizeof gguf_names / sizeof gguf_names[0];
+
 const char *arch_gguf_name(const char *model_type, const arch_def *a)
 {
     if (a && a->layout == LAYOUT_MAMBA2)
         return "mamba2"; /* Mamba2ForCausalLM may say model_type "mamba" */
-    for (size_t i = 0; model_type && i < sizeof gguf_names / sizeof gguf_names[0]; i++)
+    for (size_t i = 0; model_type && i < n_gguf_names; i++)
         if (strcmp(gguf_names[i].model_type, model_type) == 0)
             return gguf_names[i].gguf;
+    for (size_t g = 1; model_type && g < N_GROUPS; g++)
+        for (size_t i = 0; i < groups[g]->n_gguf; i++)
+            if (strcmp(groups[g]->gguf[i].model_type, model_type) == 0)
+                return groups[g]->gguf[i].gguf;
     return "";
 }

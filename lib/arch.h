@@ -31,14 +31,51 @@ typedef struct arch_default {
     int64_t value;
 } arch_default;
 
+/* This architecture's own spelling of a field kvplan reads by its usual
+ * name ("n_head" for "num_attention_heads"). */
+typedef struct arch_alias {
+    const char *key, *alias;
+} arch_alias;
+
+struct cfg;
+
 typedef struct arch_def {
     const char *family;          /* kvplan's name for the rule set */
     const char *model_types;     /* space-separated config model_type values */
     const char *classes;         /* space-separated `architectures` classes */
     arch_layout layout;
     const char *defaults_from;   /* transformers class whose defaults apply */
-    const arch_default *defaults;/* terminated by a NULL key */
+    const arch_default *defaults;/* terminated by a NULL key; NULL: none */
+    const arch_alias *aliases;   /* terminated by a NULL key; NULL: none */
+    /* Reads the layer count, kinds and shapes itself (hfconfig.h has the
+     * building blocks), for a layout no rule above describes; NULL: the
+     * layout rule does. */
+    int (*read)(struct cfg *c);
 } arch_def;
+
+/* config.json model_type -> llama.cpp's general.architecture, as its
+ * converter (convert_hf_to_gguf.py) writes it. */
+typedef struct arch_gguf {
+    const char *model_type, *gguf;
+} arch_gguf;
+
+/* A family of architectures kept in a file of its own (lib/hf/<group>.c):
+ * its rule sets and its llama.cpp names.  Adding an architecture is a row
+ * in one group. */
+typedef struct arch_group {
+    const arch_def *defs;
+    size_t n_defs;
+    const arch_gguf *gguf;
+    size_t n_gguf;
+} arch_group;
+
+extern const arch_group arch_group_classic, arch_group_modern, arch_group_windows,
+    arch_group_state, arch_group_registry;
+
+/* The rule set kvplan calls family ("llama", "gemma3", ...), for --family. */
+const arch_def *arch_find_family(const char *family);
+/* Space-separated list of every family name. */
+const char *arch_family_list(void);
 
 /* Finds the rule set for a config: an `architectures` class wins over the
  * model_type (a "mamba" model_type with Mamba2ForCausalLM is Mamba2). */

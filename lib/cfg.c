@@ -58,7 +58,8 @@ json_t *cfg_parse(const char *text, size_t len, const char *label, kvp_error *er
 }
 
 /* Other spellings of a field: vLLM's resolved-architecture names and
- * DeepSeek's inference-config names. */
+ * DeepSeek's inference-config names.  An architecture's own spellings
+ * (arch_def.aliases) are tried first. */
 static const struct {
     const char *key, *alias;
 } aliases[] = {
@@ -91,6 +92,9 @@ static json_t *lookup_one(const cfg *c, const char *key, char *where, size_t wn)
 json_t *cfg_lookup(const cfg *c, const char *key, char *where, size_t wn)
 {
     json_t *v = lookup_one(c, key, where, wn);
+    for (const arch_alias *a = c->arch ? c->arch->aliases : NULL; !v && a && a->key; a++)
+        if (strcmp(a->key, key) == 0)
+            v = lookup_one(c, a->alias, where, wn);
     for (size_t i = 0; !v && i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(aliases[i].key, key) == 0)
             v = lookup_one(c, aliases[i].alias, where, wn);

@@ -14,33 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "twin.h"
+#include "gguf_model.h"
 
-typedef struct rd {
-    const gguf_file *f;
-    const twin_arch *a;
-    const char *path;
-    kvp_error *err;
-    kvp_model *m;
-    char arch[48];
-    char key[160];
-    uint32_t n_all;             /* block_count: trunk + nextn layers */
-    uint64_t n_swa;
-    /* per layer, over n_all */
-    uint32_t *n_head, *n_kv, *ff;
-    uint8_t *is_swa, *is_recr;
-} rd;
+typedef gguf_rd rd;
 
-static const char *key(rd *r, const char *suffix)
+const char *gguf_rd_key(rd *r, const char *suffix)
 {
     snprintf(r->key, sizeof r->key, "%s.%s", r->arch, suffix);
     return r->key;
 }
+#define key gguf_rd_key
 
 /* ---- typed access to the metadata ------------------------------------------ */
 
 /* An integer key "<arch>.suffix"; absent: dflt.  *found says which. */
-static int get_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out, int *found)
+int gguf_rd_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out, int *found)
 {
     const char *k = key(r, suffix);
     *found = kvp_gguf_find(r->f, k) != NULL;
@@ -54,16 +42,16 @@ static int get_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t
     return 0;
 }
 
-static int opt_u(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out)
+int gguf_rd_opt(rd *r, const char *suffix, uint64_t dflt, uint64_t hi, uint64_t *out)
 {
     int found;
-    return get_u(r, suffix, dflt, hi, out, &found);
+    return gguf_rd_u(r, suffix, dflt, hi, out, &found);
 }
 
-static int need_u(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
+int gguf_rd_need(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
 {
     int found;
-    if (get_u(r, suffix, 0, hi, out, &found))
+    if (gguf_rd_u(r, suffix, 0, hi, out, &found))
         return -1;
     return found ? 0 : kvp_fail(r->err, KVP_EINPUT, "%s: missing required key %s", r->path,
                                 key(r, suffix));
@@ -72,7 +60,7 @@ static int need_u(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
 /* A per-layer key, as llama.cpp's get_key_or_arr reads it: a scalar for
  * every layer or an array of one value per layer (n_all).  Absent: vals
  * are left alone and *found is 0. */
-static int get_layers(rd *r, const char *suffix, uint64_t hi, uint32_t *vals, int *found)
+int gguf_rd_layers(rd *r, const char *suffix, uint64_t hi, uint32_t *vals, int *found)
 {
     const char *k = key(r, suffix);
     const gguf_kv *kv = kvp_gguf_find(r->f, k);
@@ -109,7 +97,7 @@ static int first_nonzero(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
     *out = 0;
     if (!tmp)
         return kvp_fail(r->err, KVP_EINPUT, "%s: out of memory", r->path);
-    int rc = get_layers(r, suffix, hi, tmp, &found);
+    int rc = gguf_rd_layers(r, suffix, hi, tmp, &found);
     for (uint32_t i = 0; rc == 0 && i < r->n_all && !*out; i++)
         *out = tmp[i];
     free(tmp);
@@ -120,7 +108,7 @@ static int first_nonzero(rd *r, const char *suffix, uint64_t hi, uint64_t *out)
 
 /* llama_model_base::load_swa_pattern: a bool array, else a period key,
  * else the architecture's default period. */
-static int swa_pattern(rd *r)
+int gguf_rd_swa_pattern(rd *r)
 {
     uint32_t period = r->a->swa_period, n = r->m->n_layers;
     const char *k = key(r, "attention.sliding_window_pattern");
@@ -151,22 +139,22 @@ static int swa_layers(rd *r)
     int found;
     if (a->swa == SWA_NONE)
         return 0;
-    if (get_u(r, "attention.sliding_window", a->swa_default, KVP_MAX_TOKENS, &r->n_swa, &found))
+    if (gguf_rd_u(r, "attention.sliding_window", a->swa_default, KVP_MAX_TOKENS, &r->n_swa, &found))
         return -1;
     switch (a->swa) {
     case SWA_PERIOD:
         if (!found && !a->swa_default)
             return kvp_fail(r->err, KVP_EINPUT, "%s: missing required key %s", r->path,
                             key(r, "attention.sliding_window"));
-        return swa_pattern(r);
+        return gguf_rd_swa_pattern(r);
     case SWA_PERIOD_IF_KEY:
-        return r->n_swa ? swa_pattern(r) : 0;
+        return r->n_swa ? gguf_rd_swa_pattern(r) : 0;
     case SWA_CHUNKED:
         /* llama.cpp hard-codes the chunk; a zero key switches it off */
         if (found && r->n_swa == 0)
             return 0;
         r->n_swa = a->swa_default;
-        return swa_pattern(r);
+        return gguf_rd_swa_pattern(r);
     case SWA_ATTN_IF_KEY:
         for (uint32_t il = 0; r->n_swa && il < r->m->n_layers; il++)
             r->is_swa[il] = !r->is_recr[il];
@@ -198,11 +186,11 @@ static int recurrent_layers(rd *r)
         uint32_t *v = calloc(r->n_all, sizeof *v);
         if (!v)
             return kvp_fail(r->err, KVP_EINPUT, "%s: out of memory", r->path);
-        if (get_layers(r, "attention.recurrent_layers", 1, v, &found)) {
+        if (gguf_rd_layers(r, "attention.recurrent_layers", 1, v, &found)) {
             free(v);
             return -1;
         }
-        if (!found && opt_u(r, "full_attention_interval", 4, KVP_MAX_LAYERS, &interval)) {
+        if (!found && gguf_rd_opt(r, "full_attention_interval", 4, KVP_MAX_LAYERS, &interval)) {
             free(v);
             return -1;
         }
@@ -229,22 +217,22 @@ static int state_shape(rd *r, kvp_layer *st)
     uint64_t conv = 0, inner = 0, state = 0, groups = 0, shift;
     switch (r->a->state) {
     case STATE_SSM:
-        if (need_u(r, "ssm.conv_kernel", 1024, &conv) ||
-            need_u(r, "ssm.inner_size", 1ull << 32, &inner) ||
-            need_u(r, "ssm.state_size", KVP_MAX_DIM, &state) ||
-            opt_u(r, "ssm.group_count", 0, KVP_MAX_HEADS, &groups))
+        if (gguf_rd_need(r, "ssm.conv_kernel", 1024, &conv) ||
+            gguf_rd_need(r, "ssm.inner_size", 1ull << 32, &inner) ||
+            gguf_rd_need(r, "ssm.state_size", KVP_MAX_DIM, &state) ||
+            gguf_rd_opt(r, "ssm.group_count", 0, KVP_MAX_HEADS, &groups))
             return -1;
         kvp_model_fact(r->m, "d_inner", (int64_t)inner, "ssm.inner_size");
         break;
     case STATE_SHORTCONV:
-        if (need_u(r, "shortconv.l_cache", 1024, &conv))
+        if (gguf_rd_need(r, "shortconv.l_cache", 1024, &conv))
             return -1;
         inner = r->m->hidden_size; /* the conv runs over n_embd channels */
         kvp_model_fact(r->m, "d_inner", (int64_t)inner, "embedding_length (LFM2 short conv)");
         break;
     case STATE_RWKV:
-        if (opt_u(r, "token_shift_count", 2, 64, &shift) ||
-            need_u(r, "wkv.head_size", KVP_MAX_DIM, &state))
+        if (gguf_rd_opt(r, "token_shift_count", 2, 64, &shift) ||
+            gguf_rd_need(r, "wkv.head_size", KVP_MAX_DIM, &state))
             return -1;
         conv = shift + 1; /* token_shift_count x n_embd = (d_conv - 1) x d_inner */
         inner = r->m->hidden_size;
@@ -262,7 +250,7 @@ static int state_shape(rd *r, kvp_layer *st)
     /* ssm.time_step_rank is the head count of Mamba2 and Gated DeltaNet
      * (Mamba1 has no groups, and there it is the dt projection's rank) */
     uint64_t heads = 0;
-    if (groups && opt_u(r, "ssm.time_step_rank", 0, KVP_MAX_HEADS, &heads))
+    if (groups && gguf_rd_opt(r, "ssm.time_step_rank", 0, KVP_MAX_HEADS, &heads))
         return -1;
     st->n_ssm_heads = (uint32_t)heads;
     st->conv_dtype = st->ssm_dtype = KVP_F32;
@@ -278,13 +266,13 @@ static int read_head_dims(rd *r, head_dims *h)
     uint32_t h0 = r->n_head[0];
     uint64_t dflt = h0 ? r->m->hidden_size / h0 : 0;
     h->k_mla = h->v_mla = 0;
-    if (opt_u(r, "attention.key_length", dflt, KVP_MAX_DIM, &h->k) ||
-        opt_u(r, "attention.value_length", dflt, KVP_MAX_DIM, &h->v) ||
-        opt_u(r, "attention.key_length_swa", h->k, KVP_MAX_DIM, &h->k_swa) ||
-        opt_u(r, "attention.value_length_swa", h->v, KVP_MAX_DIM, &h->v_swa))
+    if (gguf_rd_opt(r, "attention.key_length", dflt, KVP_MAX_DIM, &h->k) ||
+        gguf_rd_opt(r, "attention.value_length", dflt, KVP_MAX_DIM, &h->v) ||
+        gguf_rd_opt(r, "attention.key_length_swa", h->k, KVP_MAX_DIM, &h->k_swa) ||
+        gguf_rd_opt(r, "attention.value_length_swa", h->v, KVP_MAX_DIM, &h->v_swa))
         return -1;
-    if (r->a->mla && (opt_u(r, "attention.key_length_mla", 0, KVP_MAX_DIM, &h->k_mla) ||
-                      opt_u(r, "attention.value_length_mla", 0, KVP_MAX_DIM, &h->v_mla)))
+    if (r->a->mla && (gguf_rd_opt(r, "attention.key_length_mla", 0, KVP_MAX_DIM, &h->k_mla) ||
+                      gguf_rd_opt(r, "attention.value_length_mla", 0, KVP_MAX_DIM, &h->v_mla)))
         return -1;
     if (!h0)
         h->k = h->v = h->k_swa = h->v_swa = 0; /* llama.cpp: no heads, no head size */
@@ -319,7 +307,7 @@ static void attention_layer(rd *r, uint32_t il, const head_dims *h, kvp_layer *L
         L->mla_k_head_dim = (uint32_t)h->k_mla;
         L->mla_v_head_dim = (uint32_t)h->v_mla;
     }
-    int32_t from = r->a->kv_from_start;
+    int32_t from = r->kv_from;
     if (from >= 0 && il >= (uint32_t)from) {
         /* create_memory: reuse(il) = n_layer_kv_from_start - (swa ? 2 : 1);
          * the layer keeps its shape so the runtime knows whether it slid */
@@ -373,11 +361,11 @@ static int build_layers(rd *r)
 static int read_heads(rd *r)
 {
     int found, kv_found;
-    if (get_layers(r, "attention.head_count", KVP_MAX_HEADS, r->n_head, &found))
+    if (gguf_rd_layers(r, "attention.head_count", KVP_MAX_HEADS, r->n_head, &found))
         return -1;
     memcpy(r->n_kv, r->n_head, r->n_all * sizeof *r->n_kv); /* MHA unless told */
-    if (get_layers(r, "attention.head_count_kv", KVP_MAX_HEADS, r->n_kv, &kv_found) ||
-        get_layers(r, "feed_forward_length", 1ull << 32, r->ff, &found))
+    if (gguf_rd_layers(r, "attention.head_count_kv", KVP_MAX_HEADS, r->n_kv, &kv_found) ||
+        gguf_rd_layers(r, "feed_forward_length", 1ull << 32, r->ff, &found))
         return -1;
     kvp_model_fact(r->m, "num_key_value_heads", r->n_kv[0],
          kv_found ? "attention.head_count_kv (layer 0)"
@@ -392,32 +380,32 @@ static int read_twin_dims(rd *r)
     uint64_t v;
     const gguf_kv *tokens = kvp_gguf_find(r->f, "tokenizer.ggml.tokens");
     uint64_t n_tokens = tokens && tokens->type == GGUF_ARRAY ? tokens->arr_n : 0;
-    if (opt_u(r, "vocab_size", n_tokens, 1ull << 32, &m->n_vocab) ||
+    if (gguf_rd_opt(r, "vocab_size", n_tokens, 1ull << 32, &m->n_vocab) ||
         first_nonzero(r, "feed_forward_length", 1ull << 32, &m->n_ff) ||
         first_nonzero(r, "expert_feed_forward_length", 1ull << 32, &m->n_ff_exp) ||
-        opt_u(r, "expert_shared_feed_forward_length", 0, 1ull << 32, &m->n_ff_shexp) ||
-        opt_u(r, "expert_count", 0, KVP_MAX_DIM, &v))
+        gguf_rd_opt(r, "expert_shared_feed_forward_length", 0, 1ull << 32, &m->n_ff_shexp) ||
+        gguf_rd_opt(r, "expert_count", 0, KVP_MAX_DIM, &v))
         return -1;
     m->n_expert = (uint32_t)v;
     if (first_nonzero(r, "expert_used_count", KVP_MAX_DIM, &v))
         return -1;
     m->n_expert_used = (uint32_t)v;
-    if (opt_u(r, "expert_shared_count", 0, KVP_MAX_DIM, &v))
+    if (gguf_rd_opt(r, "expert_shared_count", 0, KVP_MAX_DIM, &v))
         return -1;
     m->n_expert_shared = (uint32_t)v;
-    if (opt_u(r, "leading_dense_block_count", 0, KVP_MAX_LAYERS, &v))
+    if (gguf_rd_opt(r, "leading_dense_block_count", 0, KVP_MAX_LAYERS, &v))
         return -1;
     m->n_layer_dense_lead = (uint32_t)v;
-    if (opt_u(r, "attention.q_lora_rank", 0, KVP_MAX_DIM, &v))
+    if (gguf_rd_opt(r, "attention.q_lora_rank", 0, KVP_MAX_DIM, &v))
         return -1;
     m->q_lora_rank = (uint32_t)v;
-    if (opt_u(r, "rope.dimension_count", 0, KVP_MAX_DIM, &v))
+    if (gguf_rd_opt(r, "rope.dimension_count", 0, KVP_MAX_DIM, &v))
         return -1;
     m->n_rot = (uint32_t)v;
     if (r->a->mla) {
         /* the latent's split into rank and rope: kv_lora_rank when written,
          * else rope.dimension_count */
-        if (opt_u(r, "attention.kv_lora_rank", 0, KVP_MAX_DIM, &v))
+        if (gguf_rd_opt(r, "attention.kv_lora_rank", 0, KVP_MAX_DIM, &v))
             return -1;
         if (v)
             kvp_model_fact(m, "kv_lora_rank", (int64_t)v, "attention.kv_lora_rank");
@@ -464,6 +452,7 @@ static int identify(rd *r)
         return kvp_fail(r->err, KVP_EINPUT,
                         "%s: unknown architecture \"%s\" (kvplan reads GGUF files of: %s)",
                         r->path, r->arch, twin_arch_list(0));
+    r->kv_from = r->a->kv_from_start;
     snprintf(m->arch, sizeof m->arch, "%s", r->arch);
     snprintf(m->gguf_arch, sizeof m->gguf_arch, "%s", r->arch);
     snprintf(m->family, sizeof m->family, "%s", r->a->family);
@@ -481,10 +470,10 @@ static int read_sizes(rd *r)
 {
     kvp_model *m = r->m;
     uint64_t all, nextn;
-    if (need_u(r, "block_count", KVP_MAX_LAYERS, &all) ||
-        opt_u(r, "nextn_predict_layers", 0, KVP_MAX_LAYERS, &nextn) ||
-        opt_u(r, "embedding_length", 0, 1ull << 24, &m->hidden_size) ||
-        opt_u(r, "context_length", 0, KVP_MAX_TOKENS, &m->max_position))
+    if (gguf_rd_need(r, "block_count", KVP_MAX_LAYERS, &all) ||
+        gguf_rd_opt(r, "nextn_predict_layers", 0, KVP_MAX_LAYERS, &nextn) ||
+        gguf_rd_opt(r, "embedding_length", 0, 1ull << 24, &m->hidden_size) ||
+        gguf_rd_opt(r, "context_length", 0, KVP_MAX_TOKENS, &m->max_position))
         return -1;
     if (all == 0 || nextn >= all)
         return kvp_fail(r->err, KVP_EINPUT, "%s: %s = %llu with %llu nextn layers leaves no trunk",
@@ -532,8 +521,9 @@ int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
     rd r = {.f = f, .path = path, .err = err, .m = m};
     int rc = !m ? kvp_fail(err, KVP_EINPUT, "%s: out of memory", path)
                 : identify(&r) || read_sizes(&r) || alloc_layers(&r) || read_heads(&r) ||
-                          recurrent_layers(&r) || swa_layers(&r) || build_layers(&r) ||
-                          read_twin_dims(&r)
+                          recurrent_layers(&r) || swa_layers(&r) ||
+                          (r.a->rules && r.a->rules(&r)) || build_layers(&r) ||
+                          read_twin_dims(&r) || (r.a->finish && r.a->finish(&r))
                       ? -1 : 0;
     rd_free(&r);
     kvp_gguf_free(f);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "hfconfig.h"
 
 static int read_dtype(cfg *c)
 {
@@ -27,7 +27,7 @@ static int read_dtype(cfg *c)
 
 /* ---- layer kinds ---------------------------------------------------------- */
 
-static int kind_from_name(const char *s, kvp_layer_kind *k)
+int hf_kind_from_name(const char *s, kvp_layer_kind *k)
 {
     static const struct {
         const char *name;
@@ -48,7 +48,7 @@ static int kind_from_name(const char *s, kvp_layer_kind *k)
 }
 
 /* layer_types, when the config has it, is the truth for every family. */
-static int kinds_from_layer_types(cfg *c, int *found)
+int hf_kinds_from_layer_types(cfg *c, int *found)
 {
     char where[96];
     json_t *v = cfg_lookup(c, "layer_types", where, sizeof where);
@@ -60,7 +60,7 @@ static int kinds_from_layer_types(cfg *c, int *found)
                         c->label, where, c->m->n_layers);
     for (uint32_t i = 0; i < c->m->n_layers; i++) {
         json_t *t = json_array_get(v, i);
-        if (!json_is_string(t) || kind_from_name(json_string_value(t), &c->m->layers[i].kind))
+        if (!json_is_string(t) || hf_kind_from_name(json_string_value(t), &c->m->layers[i].kind))
             return kvp_fail(c->err, KVP_EINPUT, "%s: %s[%u]: unknown layer type %s%s%s",
                             c->label, where, i, json_is_string(t) ? "\"" : "",
                             json_is_string(t) ? json_string_value(t) : "(not a string)",
@@ -103,7 +103,7 @@ static int kinds_qwen(cfg *c)
 
 /* The periodic layouts: layer i is full iff (i+1) % period == 0, the others
  * are `other`.  The period is read from key (or alt, if given). */
-static int kinds_every(cfg *c, const char *key, const char *alt, kvp_layer_kind other,
+int hf_kinds_every(cfg *c, const char *key, const char *alt, kvp_layer_kind other,
                        const char *rule)
 {
     uint64_t p;
@@ -124,7 +124,7 @@ static int kinds_llama4(cfg *c)
     char where[96];
     json_t *v = cfg_lookup(c, "no_rope_layers", where, sizeof where);
     if (!v || !json_is_array(v) || json_array_size(v) == 0)
-        return kinds_every(c, "no_rope_layer_interval", NULL, KVP_LAYER_CHUNKED,
+        return hf_kinds_every(c, "no_rope_layer_interval", NULL, KVP_LAYER_CHUNKED,
                            "no_rope_layers absent: full iff (i+1) % no_rope_layer_interval == 0, "
                            "else chunked");
     if (json_array_size(v) != c->m->n_layers)
@@ -204,10 +204,10 @@ static int kinds_lfm2(cfg *c)
     return 0;
 }
 
-static int read_kinds(cfg *c)
+int hf_kinds(cfg *c)
 {
     int found;
-    if (kinds_from_layer_types(c, &found))
+    if (hf_kinds_from_layer_types(c, &found))
         return -1;
     if (found)
         return 0;
@@ -229,7 +229,7 @@ static int read_kinds(cfg *c)
         cfg_fact(c, "layer kinds", c->m->n_layers, "even layers sliding, odd layers full");
         return 0;
     case LAYOUT_PERIOD:
-        return kinds_every(c, "sliding_window_pattern", "_sliding_window_pattern",
+        return hf_kinds_every(c, "sliding_window_pattern", "_sliding_window_pattern",
                            KVP_LAYER_SLIDING,
                            "full iff (i+1) % sliding_window_pattern == 0, else sliding");
     case LAYOUT_CHUNKED: return kinds_llama4(c);
@@ -238,7 +238,7 @@ static int read_kinds(cfg *c)
         cfg_fact(c, "layer kinds", c->m->n_layers, "kv_lora_rank: every layer MLA");
         return 0;
     case LAYOUT_GDN:
-        return kinds_every(c, "full_attention_interval", NULL, KVP_LAYER_LINEAR,
+        return hf_kinds_every(c, "full_attention_interval", NULL, KVP_LAYER_LINEAR,
                            "full iff (i+1) % full_attention_interval == 0, else Gated DeltaNet");
     case LAYOUT_JAMBA: return kinds_jamba(c);
     case LAYOUT_NEMOTRON_H: return kinds_nemotron_h(c);
@@ -255,7 +255,7 @@ static int read_kinds(cfg *c)
         return 0;
     case LAYOUT_LFM2: return kinds_lfm2(c);
     case LAYOUT_GEMMA3N:
-        return kinds_every(c, "sliding_window_pattern", NULL, KVP_LAYER_SLIDING,
+        return hf_kinds_every(c, "sliding_window_pattern", NULL, KVP_LAYER_SLIDING,
                            "full iff (i+1) % 5 == 0, else sliding");
     }
     return 0;
@@ -283,7 +283,7 @@ static int share_gemma3n(cfg *c)
 
 /* ---- shapes ---------------------------------------------------------------- */
 
-static int read_attention(cfg *c, uint32_t il, kvp_layer *L)
+int hf_read_attention(cfg *c, uint32_t il, kvp_layer *L)
 {
     uint64_t heads, kv, hd, win = 0;
     char where[96];
@@ -328,7 +328,7 @@ static int read_attention(cfg *c, uint32_t il, kvp_layer *L)
     return 0;
 }
 
-static int read_mla(cfg *c, kvp_layer *L)
+int hf_read_mla(cfg *c, kvp_layer *L)
 {
     uint64_t rank, rope, nope, vhd, heads;
     if (cfg_uint(c, "kv_lora_rank", 1, KVP_MAX_DIM, "kv_lora_rank", &rank) ||
@@ -351,7 +351,7 @@ static int read_mla(cfg *c, kvp_layer *L)
 
 /* The state dtypes: the conv state in the model dtype, the SSM/recurrent
  * state in mamba_ssm_dtype when the config names one. */
-static int read_state_dtypes(cfg *c, kvp_layer *L)
+int hf_state_dtypes(cfg *c, kvp_layer *L)
 {
     const char *s = cfg_str(c, "mamba_ssm_dtype");
     L->conv_dtype = L->ssm_dtype = c->m->dtype;
@@ -363,7 +363,7 @@ static int read_state_dtypes(cfg *c, kvp_layer *L)
     return 0;
 }
 
-static int read_gdn(cfg *c, kvp_layer *L)
+int hf_read_gdn(cfg *c, kvp_layer *L)
 {
     uint64_t hk, hv, dk, dv, k;
     if (cfg_uint(c, "linear_num_key_heads", 1, KVP_MAX_HEADS, "linear_num_key_heads", &hk) ||
@@ -377,7 +377,7 @@ static int read_gdn(cfg *c, kvp_layer *L)
     L->d_inner = hv * dv;
     L->n_group = (uint32_t)hk;
     L->d_state = (uint32_t)dk;
-    return read_state_dtypes(c, L);
+    return hf_state_dtypes(c, L);
 }
 
 /* LFM2's short convolution keeps the last conv_L_cache - 1 inputs of width
@@ -393,10 +393,10 @@ static int read_shortconv(cfg *c, kvp_layer *L)
     L->d_conv = (uint32_t)lc;
     L->d_inner = c->m->hidden_size;
     L->n_group = L->d_state = 0;
-    return read_state_dtypes(c, L);
+    return hf_state_dtypes(c, L);
 }
 
-static int read_mamba(cfg *c, kvp_layer *L)
+int hf_read_mamba(cfg *c, kvp_layer *L)
 {
     uint64_t conv, state, inner, groups = 0, expand, heads = 0;
     int found;
@@ -480,10 +480,10 @@ static int read_mamba(cfg *c, kvp_layer *L)
     L->d_state = (uint32_t)state;
     L->n_group = (uint32_t)groups;
     L->d_inner = inner;
-    return read_state_dtypes(c, L);
+    return hf_state_dtypes(c, L);
 }
 
-static int read_shapes(cfg *c)
+int hf_shapes(cfg *c)
 {
     for (uint32_t i = 0; i < c->m->n_layers; i++) {
         kvp_layer *L = &c->m->layers[i];
@@ -492,16 +492,16 @@ static int read_shapes(cfg *c)
         switch (L->kind) {
         case KVP_LAYER_FULL:
         case KVP_LAYER_SLIDING:
-        case KVP_LAYER_CHUNKED: rc = read_attention(c, i, L); break;
-        case KVP_LAYER_MLA: rc = read_mla(c, L); break;
+        case KVP_LAYER_CHUNKED: rc = hf_read_attention(c, i, L); break;
+        case KVP_LAYER_MLA: rc = hf_read_mla(c, L); break;
         case KVP_LAYER_LINEAR:
-            rc = c->arch->layout == LAYOUT_LFM2 ? read_shortconv(c, L) : read_gdn(c, L);
+            rc = c->arch->layout == LAYOUT_LFM2 ? read_shortconv(c, L) : hf_read_gdn(c, L);
             break;
-        case KVP_LAYER_MAMBA: rc = read_mamba(c, L); break;
+        case KVP_LAYER_MAMBA: rc = hf_read_mamba(c, L); break;
         default: break;
         }
         if (!rc && c->arch->layout == LAYOUT_FALCON_H1)
-            rc = read_mamba(c, L); /* its Mamba2 mixer runs beside the attention */
+            rc = hf_read_mamba(c, L); /* its Mamba2 mixer runs beside the attention */
         if (rc)
             return -1;
     }
@@ -590,6 +590,21 @@ static int read_twin_dims(cfg *c)
 
 /* ---- the whole model ------------------------------------------------------- */
 
+int hf_layers(cfg *c, uint32_t n)
+{
+    kvp_model *m = c->m;
+    if (n == 0 || n > KVP_MAX_LAYERS)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: %u layers is out of range [1, %u]", c->label, n,
+                        KVP_MAX_LAYERS);
+    m->n_layers = n;
+    m->layers = calloc(n, sizeof *m->layers);
+    if (!m->layers)
+        return kvp_fail(c->err, KVP_EINPUT, "%s: out of memory for %u layers", c->label, n);
+    for (uint32_t i = 0; i < n; i++)
+        m->layers[i].shared_from = -1;
+    return 0;
+}
+
 static const arch_def *identify(cfg *c, const char **model_type)
 {
     const char *classes[8];
@@ -633,19 +648,17 @@ static int build(cfg *c)
     const char *prov = cfg_str(c, "_provenance");
     if (prov)
         snprintf(m->note, sizeof m->note, "%s", prov);
-    if (cfg_uint(c, "num_hidden_layers", 1, KVP_MAX_LAYERS, "layers", &v))
-        return -1;
-    m->n_layers = (uint32_t)v;
     if (cfg_uint_opt(c, "hidden_size", 1, 1ull << 24, "hidden_size", &m->hidden_size, &found) ||
         cfg_uint_opt(c, "max_position_embeddings", 1, KVP_MAX_TOKENS, "max_position_embeddings",
                      &m->max_position, &found) ||
         read_dtype(c))
         return -1;
-    m->layers = calloc(m->n_layers, sizeof *m->layers);
-    if (!m->layers)
-        return kvp_fail(c->err, KVP_EINPUT, "%s: out of memory for %u layers", c->label,
-                        m->n_layers);
-    return read_kinds(c) || read_shapes(c) || read_twin_dims(c) ? -1 : 0;
+    if (c->arch->read) /* a layout of its own (lib/hf/) */
+        return c->arch->read(c) || read_twin_dims(c) ? -1 : 0;
+    if (cfg_uint(c, "num_hidden_layers", 1, KVP_MAX_LAYERS, "layers", &v) ||
+        hf_layers(c, (uint32_t)v))
+        return -1;
+    return hf_kinds(c) || hf_shapes(c) || read_twin_dims(c) ? -1 : 0;
 }
 
 int kvp_model_from_config_text(const char *text, size_t len, const char *label, kvp_model **out,

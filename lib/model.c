@@ -15,7 +15,7 @@
 const char *kvp_layer_kind_name(kvp_layer_kind k)
 {
     static const char *names[KVP_LAYER_KIND_COUNT] = {
-        "full", "sliding", "chunked", "mla", "linear", "mamba", "shared", "none"};
+        "full", "sliding", "chunked", "mla", "linear", "mamba", "shared", "none", "cross"};
     return (unsigned)k < KVP_LAYER_KIND_COUNT ? names[k] : "?";
 }
 

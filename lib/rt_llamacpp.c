@@ -173,6 +173,11 @@ static int check_types(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
                             "f32, q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl)", kvp_dtype_name(t));
     }
     for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].kind == KVP_LAYER_CROSS)
+            return kvp_fail(err, KVP_EINPUT, "%s: layer %u is cross-attention to an encoder; "
+                            "llama.cpp v0.5.0 has no such cache (no Mllama architecture)",
+                            m->name, il);
+    for (uint32_t il = 0; il < m->n_layers; il++)
         if (m->layers[il].kv_slot_bytes)
             return kvp_fail(err, KVP_EINPUT, "%s: layer %u has a packed TurboQuant slot, vLLM's "
                             "layout; llama.cpp has no such cache type", m->name, il);

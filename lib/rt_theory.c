@@ -6,6 +6,7 @@
  *   chunked (C):      a sequence holds at most min(n, C) cells
  *   MLA:              one latent row (kv_lora_rank + rope dim), no V
  *   linear / Mamba:   no cells; conv + SSM state per sequence
+ *   cross-attention:  K and V of the encoder's `window` tokens: fixed per sequence
  *   packed slot:      a layer whose kv_slot_bytes is set (vLLM's TurboQuant)
  *                     costs kv_heads x slot per cell, whatever the cache types
  *
@@ -43,7 +44,7 @@ static int cell_bytes(const kvp_model *m, uint32_t il, const kvp_theory_params *
     uint64_t k = 0, v = 0;
     *out = 0;
     if (L->kind == KVP_LAYER_FULL || L->kind == KVP_LAYER_SLIDING ||
-        L->kind == KVP_LAYER_CHUNKED || L->kind == KVP_LAYER_MLA) {
+        L->kind == KVP_LAYER_CHUNKED || L->kind == KVP_LAYER_MLA || L->kind == KVP_LAYER_CROSS) {
         if (L->kv_slot_bytes) /* a packed layout (TurboQuant) fixes K + V per head */
             return kvp_mul(L->n_kv_heads, L->kv_slot_bytes, out)
                        ? kvp_fail(err, KVP_EINPUT, "%s: layer %u's slot overflows", m->name, il)
@@ -141,6 +142,11 @@ int kvp_theory(const kvp_model *m, const kvp_theory_params *p, kvp_theory_result
         uint64_t per_cell, state, cells = cells_held(L, p), bytes, fixed, full;
         if (cell_bytes(m, il, p, &per_cell, err) || state_bytes(m, il, &state, err))
             return -1;
+        if (L->kind == KVP_LAYER_CROSS) { /* the encoder's tokens: fixed per sequence */
+            if (kvp_mul(per_cell, L->window, &state))
+                return kvp_fail(err, KVP_EINPUT, "%s: layer %u's size overflows", m->name, il);
+            per_cell = 0;
+        }
         kvp_theory_group *G = group_for(r, L, per_cell, state, il);
         if (!G)
             return kvp_fail(err, KVP_EINPUT, "%s: more than %zu distinct layer shapes", m->name,

@@ -17,7 +17,8 @@
  *             buckets by kind, g = smallest bucket (or the largest when
  *             they are within 1.5x), one block id costs g x P bytes     (5)
  *   request   full cdiv(L, bs); sliding cdiv(min(W-1 + 2 mnbt, L), bs) + 1;
- *             Mamba 1 block, 2 with prefix caching ("align")           (3, 10)
+ *             Mamba 1 block, 2 with prefix caching ("align"); cross-
+ *             attention cdiv(encoder tokens, bs)                       (3, 10)
  *   capacity  num_blocks = avail // P // g; concurrency = num_blocks /
  *             blocks per request; tokens = int(concurrency x L)        (5, 6)
  *
@@ -376,7 +377,8 @@ static int layer_specs(const kvp_model *m, uint32_t il, uint32_t tp, kvp_dtype k
     switch (L->kind) {
     case KVP_LAYER_FULL:
     case KVP_LAYER_SLIDING:
-    case KVP_LAYER_CHUNKED: {
+    case KVP_LAYER_CHUNKED:
+    case KVP_LAYER_CROSS: {
         uint64_t heads = L->n_kv_heads / tp ? L->n_kv_heads / tp : 1; /* replicated past tp */
         s[n].kind = L->kind;
         s[n].window = L->window;
@@ -435,6 +437,8 @@ static uint64_t request_blocks(const spec *s, uint32_t bs, uint64_t L, uint64_t 
     }
     case KVP_LAYER_MAMBA:
         return align ? 2 : 1;
+    case KVP_LAYER_CROSS: /* CrossAttentionSpec: max_num_encoder_input_tokens */
+        return cdiv(s->window, bs);
     default:
         return cdiv(L, bs);
     }

@@ -45,6 +45,7 @@ typedef enum twin_state_form {
 } twin_state_form;
 
 typedef struct twin_ctx twin_ctx;
+typedef struct gguf_rd gguf_rd; /* the GGUF model reader's state (gguf_model.h) */
 
 typedef struct twin_arch {
     const char *gguf;           /* general.architecture, as in src/llama-arch.cpp */
@@ -62,7 +63,24 @@ typedef struct twin_arch {
     void (*meta)(twin_ctx *t);
     /* writes the tensor list of load_arch_tensors; NULL: reader only */
     void (*tensors)(twin_ctx *t);
+    /* The reader's own rules for this architecture (gguf_model.h), for what
+     * the fields above cannot say: `rules` runs once the generic rules have
+     * decided which layers slide and recur (it may change them, n_swa or
+     * kv_from), `finish` once the layers are built.  NULL: none. */
+    int (*rules)(gguf_rd *r);
+    int (*finish)(gguf_rd *r);
 } twin_arch;
+
+/* A family of llama.cpp architectures kept in a file of its own
+ * (lib/llama/<group>.c): rows of this table and their writers.  Adding an
+ * architecture is a row in one group. */
+typedef struct twin_arch_group {
+    const twin_arch *arches;
+    size_t n;
+} twin_arch_group;
+
+extern const twin_arch_group twin_group_classic, twin_group_modern, twin_group_windows,
+    twin_group_state, twin_group_registry;
 
 const twin_arch *twin_arch_find(const char *gguf_name);
 /* The llama.cpp architecture for a model: gguf_arch when set, else mapped

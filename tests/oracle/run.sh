@@ -21,7 +21,8 @@
 #   --twins DIR                 take DIR/NAME.gguf when it exists instead of
 #                               running `kvplan twin` (e.g. real GGUFs)
 #   --only REGEX                only the models whose name matches
-#   --archs FILE, --settings FILE   other lists
+#   --archs FILE, --settings FILE   other lists (default: archs.list and
+#                               every archs.d/*.list)
 #   --mode noalloc|mmap         how the probe loads: noalloc (default) allocates
 #                               no weights and no KV cache, but llama.cpp still
 #                               allocates a recurrent state; mmap allocates the
@@ -252,7 +253,13 @@ fi
 
 # ---- the matrix ---------------------------------------------------------------
 
-mapfile -t models < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$archs_file" | grep -v '^$')
+# archs.list, then the group lists of archs.d/ (one file per family of
+# architectures), unless --archs names one file
+archs_files=("$archs_file")
+if [ "$archs_file" = "$here/archs.list" ]; then
+    for f in "$here"/archs.d/*.list; do [ -f "$f" ] && archs_files+=("$f"); done
+fi
+mapfile -t models < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "${archs_files[@]}" | grep -v '^$')
 mapfile -t settings < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$settings_file" | grep -v '^$')
 for s in "${settings[@]}"; do
     # shellcheck disable=SC2086

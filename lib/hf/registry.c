@@ -1,0 +1,13 @@
+/* hf/registry.c - config.json architectures of the "registry" group (see arch.h): their
+ * rule sets, transformers defaults and llama.cpp names. */
+#include "../hfconfig.h"
+
+static const arch_def defs[] = {
+    {NULL, NULL, NULL, LAYOUT_FULL, NULL, NULL, NULL, NULL},
+};
+
+static const arch_gguf gguf[] = {
+    {NULL, NULL},
+};
+
+const arch_group arch_group_registry = {defs, 0, gguf, 0};
