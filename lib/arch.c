@@ -123,8 +123,8 @@ static const arch_group core = {arches, N_ARCHES, NULL, 0};
 
 /* Every group, core first; a model_type is looked up in this order. */
 static const arch_group *const groups[] = {
-    &core, &arch_group_classic, &arch_group_modern, &arch_group_windows, &arch_group_state,
-    &arch_group_registry,
+    &core, &arch_group_classic, &arch_group_dense, &arch_group_modern, &arch_group_windows,
+    &arch_group_state, &arch_group_indexed, &arch_group_registry,
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 

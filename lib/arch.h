@@ -69,8 +69,8 @@ typedef struct arch_group {
     size_t n_gguf;
 } arch_group;
 
-extern const arch_group arch_group_classic, arch_group_modern, arch_group_windows,
-    arch_group_state, arch_group_registry;
+extern const arch_group arch_group_classic, arch_group_dense, arch_group_modern,
+    arch_group_windows, arch_group_state, arch_group_indexed, arch_group_registry;
 
 /* The rule set kvplan calls family ("llama", "gemma3", ...), for --family. */
 const arch_def *arch_find_family(const char *family);

@@ -79,8 +79,8 @@ typedef struct twin_arch_group {
     size_t n;
 } twin_arch_group;
 
-extern const twin_arch_group twin_group_classic, twin_group_modern, twin_group_windows,
-    twin_group_state, twin_group_registry;
+extern const twin_arch_group twin_group_classic, twin_group_dense, twin_group_modern,
+    twin_group_windows, twin_group_state, twin_group_indexed, twin_group_registry;
 
 const twin_arch *twin_arch_find(const char *gguf_name);
 /* The llama.cpp architecture for a model: gguf_arch when set, else mapped

@@ -85,8 +85,8 @@ static const twin_arch_group core = {arches, N_ARCHES};
 
 /* Every group, core first. */
 static const twin_arch_group *const groups[] = {
-    &core, &twin_group_classic, &twin_group_modern, &twin_group_windows, &twin_group_state,
-    &twin_group_registry,
+    &core, &twin_group_classic, &twin_group_dense, &twin_group_modern, &twin_group_windows,
+    &twin_group_state, &twin_group_indexed, &twin_group_registry,
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 
