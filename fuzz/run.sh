@@ -10,16 +10,30 @@ mkdir -p "$out"
 CFLAGS="-g -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ilib $(pkg-config --cflags jansson)"
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 make -s B="$out/obj" "$out/obj/lib/catalog_data.c" >/dev/null
-libsrc="lib/*.c $out/obj/lib/catalog_data.c"
+# every library file, as the Makefile's LIB_SRC (lib/ and its module folders),
+# compiled once into an archive the targets link against
+SANLIB="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+objs=()
+for src in lib/*.c lib/*/*.c "$out/obj/lib/catalog_data.c"; do
+    obj="$out/lib/${src//\//_}.o"
+    mkdir -p "$out/lib"
+    # shellcheck disable=SC2086
+    [ "$obj" -nt "$src" ] || clang $CFLAGS $SANLIB -c "$src" -o "$obj" &
+    objs+=("$obj")
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+done
+wait
+rm -f "$out/libkvplan-fuzz.a"
+ar rcs "$out/libkvplan-fuzz.a" "${objs[@]}"
 status=0
 for t in fuzz/fuzz_*.c; do
     name=$(basename "$t" .c)
     # shellcheck disable=SC2086
-    clang $CFLAGS $SAN "$t" $libsrc -o "$out/$name" $(pkg-config --libs jansson) -lm
+    clang $CFLAGS $SAN "$t" "$out/libkvplan-fuzz.a" -o "$out/$name" $(pkg-config --libs jansson) -lm
     corpus="$out/corpus-$name"
     mkdir -p "$corpus"
     case "$name" in
-    fuzz_config) cp -n data/models/*.json tests/data/*.json "$corpus"/ 2>/dev/null || true ;;
+    fuzz_config) cp -n data/models/*.json tests/data/*.json tests/data/configs/*/*.json "$corpus"/ 2>/dev/null || true ;;
     fuzz_gguf) cp -n tests/data/twin/*.gguf "$corpus"/ 2>/dev/null || true ;;
     fuzz_log) cp -n tests/data/logs/*.log "$corpus"/ 2>/dev/null || true ;;
     fuzz_trace) cp -n tests/data/sim/*.jsonl "$corpus"/ 2>/dev/null || true ;;
