@@ -79,7 +79,9 @@ typedef struct kvp_layer {
     uint32_t window;       /* sliding window or chunk size; cross-attention: the
                               encoder tokens one sequence attends to; 0 otherwise */
     /* MLA only: what a converter that expands the latent would store, and
-     * the rope part of the latent (kv_lora_rank = head_dim_k - mla_rope_dim) */
+     * the rope part of the latent (kv_lora_rank = head_dim_k - mla_rope_dim).
+     * A sliding layer with mla_heads set and head_dim_v 0 caches an MLA
+     * latent too (dots.3-note's sliding layers, a rank of their own). */
     uint32_t mla_heads, mla_k_head_dim, mla_v_head_dim, mla_rope_dim;
     /* state kinds (linear, mamba): conv state (d_conv-1) x (d_inner +
      * 2 n_group d_state) and SSM state d_inner x d_state, the common form of
@@ -96,6 +98,19 @@ typedef struct kvp_layer {
      * for one token (vLLM's TurboQuant slot, kvp_vllm_turboquant); 0: the
      * runtime's cache types price the rows. */
     uint32_t kv_slot_bytes;
+    /* DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5,
+     * MiniMax-M3's MSA): the layer also caches one indexer key of this many
+     * values per token, a single head, beside its own K/V or latent; 0 when
+     * the layer has no indexer.  Theory and llama.cpp price it in the K
+     * cache type (llama.cpp keeps it in a cache of its own); vLLM stores it
+     * as fp8 values plus an fp32 scale per 128 (DeepseekV32IndexerCache). */
+    uint32_t indexer_head_dim;
+    /* Qwen4-Exp's per-layer embedding (PLE): the layer also keeps, per
+     * sequence, the history of the PLE's dilated convolution, this many
+     * values ((ple_conv_kernel_size - 1) x ngram_size x hc_count x
+     * hidden_size), in conv_dtype (llama.cpp: the f32 "P" row of its
+     * recurrent cache); 0 when the layer has none. */
+    uint64_t ple_conv_state;
 } kvp_layer;
 
 /* One fact about the model and where it came from ("num_key_value_heads",
@@ -139,6 +154,14 @@ typedef struct kvp_model {
     uint64_t rope_orig_max;  /* original_max_position_embeddings, 0 when absent */
     size_t n_facts;
     kvp_fact facts[48];
+    /* vLLM's derived max_model_len before RoPE scaling, when its rule (the
+     * smallest of max_position_embeddings, n_positions, max_seq_len,
+     * seq_length, ...; model_max_length wins) gives another length than
+     * max_position; 0: max_position (or vLLM's 2048 when that is 0 too) */
+    uint64_t vllm_max_len;
+    /* Why vLLM cannot serve this model (no implementation of its
+     * architecture); "" when it can.  The vLLM runtime refuses with it. */
+    char vllm_refusal[160];
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);
@@ -221,6 +244,8 @@ typedef struct kvp_theory_result {
     uint64_t full_equiv_bytes;        /* the same model if every window were full */
     int has_mla;
     uint64_t mla_expanded_per_token_bytes; /* per-head K/V instead of the latent */
+    uint64_t indexer_per_token_bytes;  /* the part of per_token_bytes that is
+                                          DSA indexer keys (kvp_layer.indexer_head_dim) */
 } kvp_theory_result;
 
 void kvp_theory_defaults(kvp_theory_params *p);
@@ -250,12 +275,16 @@ typedef struct kvp_llama_params {
 } kvp_llama_params;
 
 typedef struct kvp_llama_cache {
-    char name[16];           /* "kv" (non-SWA layers) or "kv_swa" */
+    char name[16];           /* "kv" (non-SWA layers), "kv_swa", or "kv_idx" (the
+                                DSA/MSA indexer keys of llama_kv_cache_dsa / _msa /
+                                llama_memory_hybrid_idx) */
     uint32_t cells;          /* per stream, as the log's "cells" */
     uint32_t layers;         /* layers with tensors in this cache */
     uint32_t seqs, streams;
     kvp_dtype k_type, v_type;
     uint64_t k_bytes, v_bytes, bytes;
+    int after_recurrent;     /* llama.cpp prints its line after the recurrent state's
+                                (qwen4exp's idx_ cache, built after the hybrid memory) */
 } kvp_llama_cache;
 
 typedef struct kvp_llama_recurrent {
@@ -269,14 +298,14 @@ typedef struct kvp_llama_result {
     uint32_t n_seq, n_stream, n_batch, n_ubatch;
     int unified, flash_attn_on, v_trans, swa_full;
     size_t n_caches;
-    kvp_llama_cache caches[2];
+    kvp_llama_cache caches[4];   /* kv, kv_swa, kv_idx (in llama.cpp's order) */
     int has_recurrent;
     kvp_llama_recurrent recurrent;
     uint64_t total_bytes;
     size_t n_notes;
     char notes[6][240];      /* what llama.cpp would warn about, and kvplan's caveats */
     size_t n_log;
-    char log[3][256];        /* the size lines exactly as llama.cpp prints them */
+    char log[6][256];        /* the size lines exactly as llama.cpp prints them */
 } kvp_llama_result;
 
 void kvp_llama_defaults(kvp_llama_params *p);
@@ -665,6 +694,48 @@ int kvp_parse_tokens(const char *s, uint64_t *out);
 int kvp_parse_bytes(const char *s, uint64_t *out);
 /* "400,032", as the runtimes print counts. */
 void kvp_format_thousands(uint64_t v, char *buf, size_t n);
+
+/* ---- a known rule set for a config kvplan cannot name (--family) ---------- */
+
+/* kvp_model_load, with the config.json read by the rule set `family` (one
+ * of kvp_families(): "llama", "gemma3", ...) whatever its model_type or
+ * architectures say; the model's note and source say so.  An unknown
+ * family and a GGUF file (whose metadata names its architecture) are
+ * refused (KVP_EUSAGE).  NULL or "": as kvp_model_load. */
+int kvp_model_load_family(const char *spec, const char *family, kvp_model **out,
+                          kvp_error *err);
+/* Space-separated names of kvplan's rule sets. */
+const char *kvp_families(void);
+
+/* ---- the architectures kvplan reads (kvplan archs) ------------------------- */
+
+/* One rule set: the config.json model_type values and `architectures`
+ * classes it reads, and the names llama.cpp's converter gives them. */
+typedef struct kvp_arch_info {
+    const char *family;        /* the rule set's name, for --family */
+    const char *model_types;   /* space-separated config model_type values */
+    const char *classes;       /* space-separated `architectures` classes; "" none */
+    const char *defaults_from; /* transformers class whose defaults apply; "" none */
+    char llama_archs[256];     /* llama.cpp general.architecture names; "" none */
+    const char *refused;       /* why kvplan refuses it (its reader says in full); NULL: read */
+} kvp_arch_info;
+
+size_t kvp_arch_count(void);
+/* The i-th rule set, in lookup order (0 <= i < kvp_arch_count()); -1 past
+ * the end. */
+int kvp_arch_at(size_t i, kvp_arch_info *out);
+
+/* One llama.cpp architecture (general.architecture) whose GGUF files kvplan
+ * reads with llama.cpp's own rules. */
+typedef struct kvp_llama_arch_info {
+    const char *name;   /* "llama", "gemma3", ... as src/llama-arch.cpp spells it */
+    const char *family; /* kvplan's rule set for its configs; "" none */
+    int twin;           /* 1: kvplan twin can write a shape twin of it */
+    const char *refused; /* why kvplan refuses its GGUFs; NULL: read */
+} kvp_llama_arch_info;
+
+size_t kvp_llama_arch_count(void);
+int kvp_llama_arch_at(size_t i, kvp_llama_arch_info *out);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "kvplan.h"
 
 static const arch_default gemma3_defaults[] = {
     /* transformers Gemma3TextConfig.__init__ */
@@ -73,6 +74,10 @@ static const arch_default gemma3n_defaults[] = {
 
 static const arch_default none_defaults[] = {{NULL, 0}};
 
+/* EXAONE 3.x (remote-code ExaoneConfig) writes num_layers, not
+ * num_hidden_layers. */
+static const arch_alias dense_aliases[] = {{"num_hidden_layers", "num_layers"}, {NULL, NULL}};
+
 static const arch_def arches[] = {
     {"llama", "llama", "LlamaForCausalLM", LAYOUT_FULL, NULL, none_defaults, NULL, NULL},
     {"mistral", "mistral mixtral starcoder2", "MistralForCausalLM MixtralForCausalLM",
@@ -83,7 +88,7 @@ static const arch_def arches[] = {
     {"phi3", "phi3", "Phi3ForCausalLM", LAYOUT_ALL_IF_WINDOW, NULL, none_defaults, NULL, NULL},
     {"dense", "olmo2 minimax_m2 glm4_moe granite exaone",
      "Olmo2ForCausalLM MiniMaxM2ForCausalLM Glm4MoeForCausalLM", LAYOUT_FULL, NULL,
-     none_defaults, NULL, NULL},
+     none_defaults, dense_aliases, NULL},
     {"gemma2", "gemma2", "Gemma2ForCausalLM", LAYOUT_EVEN_SLIDING, "Gemma2Config",
      gemma2_defaults, NULL, NULL},
     {"gemma3", "gemma3 gemma3_text",
@@ -102,7 +107,7 @@ static const arch_def arches[] = {
      LAYOUT_GDN, "Qwen3NextConfig", gdn_defaults, NULL, NULL},
     {"jamba", "jamba", "JambaForCausalLM", LAYOUT_JAMBA, "JambaConfig", jamba_defaults, NULL, NULL},
     {"nemotron-h", "nemotron_h", "NemotronHForCausalLM", LAYOUT_NEMOTRON_H,
-     "NemotronHConfig", nemotron_h_defaults, NULL, NULL},
+     "NemotronHConfig", nemotron_h_defaults, hf_nemotron_h_aliases, hf_read_nemotron_h},
     {"mamba2", "mamba2", "Mamba2ForCausalLM", LAYOUT_MAMBA2, "Mamba2Config",
      mamba2_defaults, NULL, NULL},
     {"mamba", "mamba falcon_mamba", "MambaForCausalLM FalconMambaForCausalLM",
@@ -119,7 +124,7 @@ static const arch_def arches[] = {
 
 #define N_ARCHES (sizeof arches / sizeof arches[0])
 
-static const arch_group core = {arches, N_ARCHES, NULL, 0};
+static const arch_group core = {.defs = arches, .n_defs = N_ARCHES};
 
 /* Every group, core first; a model_type is looked up in this order. */
 static const arch_group *const groups[] = {
@@ -172,33 +177,26 @@ const arch_default *arch_default_for(const arch_def *a, const char *key)
     return NULL;
 }
 
-/* The words of every group's field, space-separated, once each. */
-static const char *word_list(char *buf, size_t n, int families)
+/* Every family name, space-separated, once each. */
+static const char *word_list(char *buf, size_t n)
 {
     if (buf[0])
         return buf;
     for (size_t g = 0; g < N_GROUPS; g++)
         for (size_t i = 0; i < groups[g]->n_defs; i++) {
             const arch_def *d = &groups[g]->defs[i];
-            if (families && arch_find_family(d->family) != d)
+            if (arch_find_family(d->family) != d)
                 continue; /* a family spread over rows is named once */
             size_t len = strlen(buf);
-            snprintf(buf + len, n - len, "%s%s", len ? " " : "",
-                     families ? d->family : d->model_types);
+            snprintf(buf + len, n - len, "%s%s", len ? " " : "", d->family);
         }
     return buf;
 }
 
-const char *arch_supported_list(void)
-{
-    static char buf[4096];
-    return word_list(buf, sizeof buf, 0);
-}
-
 const char *arch_family_list(void)
 {
-    static char buf[2048];
-    return word_list(buf, sizeof buf, 1);
+    static char buf[8192];
+    return word_list(buf, sizeof buf);
 }
 
 static const arch_gguf gguf_names[] = {
@@ -231,4 +229,64 @@ const char *arch_gguf_name(const char *model_type, const arch_def *a)
             if (strcmp(groups[g]->gguf[i].model_type, model_type) == 0)
                 return groups[g]->gguf[i].gguf;
     return "";
+}
+
+/* ---- the public listing (kvplan archs) ----------------------------------- */
+
+static const arch_def *nth_def(size_t n)
+{
+    for (size_t g = 0; g < N_GROUPS; g++) {
+        if (n < groups[g]->n_defs)
+            return &groups[g]->defs[n];
+        n -= groups[g]->n_defs;
+    }
+    return NULL;
+}
+
+size_t kvp_arch_count(void)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < N_GROUPS; g++)
+        n += groups[g]->n_defs;
+    return n;
+}
+
+/* llama.cpp's names for the row's model_types, once each, space-separated. */
+static void gguf_names_of(const arch_def *d, char *buf, size_t n)
+{
+    char word[64];
+    buf[0] = '\0';
+    for (const char *p = d->model_types; *p;) {
+        size_t len = strcspn(p, " ");
+        snprintf(word, sizeof word, "%.*s", (int)len, p);
+        const char *g = arch_gguf_name(word, d);
+        size_t used = strlen(buf);
+        if (*g && !in_list(buf, g))
+            snprintf(buf + used, n - used, "%s%s", used ? " " : "", g);
+        p += len;
+        p += strspn(p, " ");
+    }
+}
+
+static const char *refusal_of(const char *family)
+{
+    for (size_t g = 0; g < N_GROUPS; g++)
+        for (const arch_refusal *r = groups[g]->refused; r && r->family; r++)
+            if (strcmp(r->family, family) == 0)
+                return r->why;
+    return NULL;
+}
+
+int kvp_arch_at(size_t i, kvp_arch_info *out)
+{
+    const arch_def *d = nth_def(i);
+    if (!d)
+        return -1;
+    out->family = d->family;
+    out->model_types = d->model_types;
+    out->classes = d->classes ? d->classes : "";
+    out->defaults_from = d->defaults_from ? d->defaults_from : "";
+    gguf_names_of(d, out->llama_archs, sizeof out->llama_archs);
+    out->refused = refusal_of(d->family);
+    return 0;
 }

@@ -59,6 +59,12 @@ typedef struct arch_gguf {
     const char *model_type, *gguf;
 } arch_gguf;
 
+/* A family whose reader refuses every config (and says why in full), with
+ * the short reason `kvplan archs` prints. */
+typedef struct arch_refusal {
+    const char *family, *why;
+} arch_refusal;
+
 /* A family of architectures kept in a file of its own (lib/hf/<group>.c):
  * its rule sets and its llama.cpp names.  Adding an architecture is a row
  * in one group. */
@@ -67,6 +73,7 @@ typedef struct arch_group {
     size_t n_defs;
     const arch_gguf *gguf;
     size_t n_gguf;
+    const struct arch_refusal *refused; /* {NULL, NULL} ends it; NULL: none */
 } arch_group;
 
 extern const arch_group arch_group_classic, arch_group_dense, arch_group_modern,
@@ -84,7 +91,10 @@ const arch_def *arch_find(const char *model_type, const char *const *classes, si
 const arch_default *arch_default_for(const arch_def *a, const char *key);
 /* llama.cpp's architecture name for a config model_type ("" if none). */
 const char *arch_gguf_name(const char *model_type, const arch_def *a);
-/* Space-separated list of every supported model_type, for error messages. */
-const char *arch_supported_list(void);
+
+/* The core nemotron-h row's reader and spellings, kept with the state
+ * group (lib/hf/state.c): hybrid_override_pattern or layers_block_type. */
+extern const arch_alias hf_nemotron_h_aliases[];
+int hf_read_nemotron_h(struct cfg *c);
 
 #endif

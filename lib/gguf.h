@@ -120,6 +120,7 @@ void kvp_gguf_w_bool(gguf_writer *w, const char *key, int v);
 void kvp_gguf_w_str(gguf_writer *w, const char *key, const char *v);
 void kvp_gguf_w_arr_i32(gguf_writer *w, const char *key, const int32_t *v, size_t n);
 void kvp_gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size_t n);
+void kvp_gguf_w_arr_u64(gguf_writer *w, const char *key, const uint64_t *v, size_t n);
 void kvp_gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n);
 void kvp_gguf_w_arr_bool(gguf_writer *w, const char *key, const uint8_t *v, size_t n);
 void kvp_gguf_w_arr_str(gguf_writer *w, const char *key, const char *const *v, size_t n);

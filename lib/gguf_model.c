@@ -237,6 +237,23 @@ static int state_shape(rd *r, kvp_layer *st)
         conv = shift + 1; /* token_shift_count x n_embd = (d_conv - 1) x d_inner */
         inner = r->m->hidden_size;
         break;
+    case STATE_KDA: /* n_embd_r = 3 (d_conv - 1, or 3) n_head(0) hd, n_embd_s = hd^2 n_head(0) */
+        if (gguf_rd_opt(r, "ssm.conv_kernel", 0, 1024, &conv) ||
+            gguf_rd_need(r, "kda.head_dim", KVP_MAX_DIM, &state))
+            return -1;
+        conv = conv ? conv : 4;
+        groups = r->n_head[0];
+        inner = groups * state;
+        kvp_model_fact(r->m, "d_inner", (int64_t)inner, "head_count (layer 0) x kda.head_dim");
+        break;
+    case STATE_LA: /* no conv; n_embd_s = key_length^2 n_head(0) */
+        if (gguf_rd_opt(r, "attention.key_length", r->n_head[0] ? r->m->hidden_size /
+                        r->n_head[0] : 0, KVP_MAX_DIM, &state))
+            return -1;
+        inner = (uint64_t)r->n_head[0] * state;
+        conv = 1; /* (d_conv - 1) = 0 */
+        kvp_model_fact(r->m, "d_inner", (int64_t)inner, "head_count (layer 0) x key_length");
+        break;
     default:
         return 0;
     }
@@ -252,8 +269,12 @@ static int state_shape(rd *r, kvp_layer *st)
     uint64_t heads = 0;
     if (groups && gguf_rd_opt(r, "ssm.time_step_rank", 0, KVP_MAX_HEADS, &heads))
         return -1;
-    st->n_ssm_heads = (uint32_t)heads;
+    st->n_ssm_heads = (uint32_t)(r->a->state == STATE_KDA ? groups : heads);
     st->conv_dtype = st->ssm_dtype = KVP_F32;
+    if (r->a->state == STATE_LA) { /* the state is heads x key_length^2, kept as d_inner x d_state */
+        st->d_conv = 0;
+        st->n_ssm_heads = r->n_head[0];
+    }
     return 0;
 }
 
@@ -450,8 +471,8 @@ static int identify(rd *r)
                         r->path);
     if (!(r->a = twin_arch_find(r->arch)))
         return kvp_fail(r->err, KVP_EINPUT,
-                        "%s: unknown architecture \"%s\" (kvplan reads GGUF files of: %s)",
-                        r->path, r->arch, twin_arch_list(0));
+                        "%s: unknown architecture \"%s\" (kvplan archs --llama lists the "
+                        "ones kvplan reads)", r->path, r->arch);
     r->kv_from = r->a->kv_from_start;
     snprintf(m->arch, sizeof m->arch, "%s", r->arch);
     snprintf(m->gguf_arch, sizeof m->gguf_arch, "%s", r->arch);
@@ -475,10 +496,12 @@ static int read_sizes(rd *r)
         gguf_rd_opt(r, "embedding_length", 0, 1ull << 24, &m->hidden_size) ||
         gguf_rd_opt(r, "context_length", 0, KVP_MAX_TOKENS, &m->max_position))
         return -1;
-    if (all == 0 || nextn >= all)
-        return kvp_fail(r->err, KVP_EINPUT, "%s: %s = %llu with %llu nextn layers leaves no trunk",
+    if (all == 0 || nextn >= all) /* all nextn: a drafter (gemma4-assistant) */
+        return kvp_fail(r->err, KVP_EINPUT, "%s: %s = %llu with %llu nextn layers leaves no trunk%s",
                         r->path, key(r, "block_count"), (unsigned long long)all,
-                        (unsigned long long)nextn);
+                        (unsigned long long)nextn, all && nextn == all ?
+                        ": a drafter whose layers use the target model's KV cache, which kvplan "
+                        "does not size from the drafter (size the target model)" : "");
     r->n_all = (uint32_t)all;
     m->n_layers = (uint32_t)(all - nextn);
     m->n_layer_nextn = (uint32_t)nextn;

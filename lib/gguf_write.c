@@ -236,6 +236,15 @@ void kvp_gguf_w_arr_u32(gguf_writer *w, const char *key, const uint32_t *v, size
         put_le(w, &w->kv, v[i], 4);
 }
 
+void kvp_gguf_w_arr_u64(gguf_writer *w, const char *key, const uint64_t *v, size_t n)
+{
+    if (begin(w, key, GGUF_ARRAY))
+        return;
+    arr_header(w, GGUF_UINT64, n);
+    for (size_t i = 0; i < n; i++)
+        put_le(w, &w->kv, v[i], 8);
+}
+
 void kvp_gguf_w_arr_f32(gguf_writer *w, const char *key, const float *v, size_t n)
 {
     if (begin(w, key, GGUF_ARRAY))

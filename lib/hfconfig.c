@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hfconfig.h"
+#include "model_int.h"
 
 static int read_dtype(cfg *c)
 {
@@ -350,16 +351,19 @@ int hf_read_mla(cfg *c, kvp_layer *L)
 }
 
 /* The state dtypes: the conv state in the model dtype, the SSM/recurrent
- * state in mamba_ssm_dtype when the config names one. */
+ * state in mamba_ssm_dtype (Qwen3.5) or mamba_ssm_cache_dtype (Nemotron-3)
+ * when the config names one. */
 int hf_state_dtypes(cfg *c, kvp_layer *L)
 {
-    const char *s = cfg_str(c, "mamba_ssm_dtype");
+    const char *key =
+        cfg_str(c, "mamba_ssm_dtype") ? "mamba_ssm_dtype" : "mamba_ssm_cache_dtype";
+    const char *s = cfg_str(c, key);
     L->conv_dtype = L->ssm_dtype = c->m->dtype;
     if (s && kvp_dtype_parse(s, &L->ssm_dtype))
-        return kvp_fail(c->err, KVP_EINPUT, "%s: mamba_ssm_dtype \"%s\" is not a known dtype",
-                        c->label, s);
+        return kvp_fail(c->err, KVP_EINPUT, "%s: %s \"%s\" is not a known dtype", c->label, key,
+                        s);
     if (s)
-        cfg_fact(c, "ssm dtype bytes", kvp_dtype_block_bytes(L->ssm_dtype), "mamba_ssm_dtype");
+        cfg_fact(c, "ssm dtype bytes", kvp_dtype_block_bytes(L->ssm_dtype), key);
     return 0;
 }
 
@@ -515,9 +519,18 @@ static int opt_any(cfg *c, const char *const *keys, uint64_t hi, uint64_t *out)
 {
     int found = 0;
     *out = 0;
-    for (; *keys && !found; keys++)
-        if (cfg_uint_opt(c, *keys, 0, hi, NULL, out, &found))
+    for (; *keys && !found; keys++) {
+        char where[96];
+        if (json_is_array(cfg_lookup(c, *keys, where, sizeof where))) {
+            /* one value per layer (Hunyuan's moe_topk, moe_intermediate_size):
+             * layer 0's, as llama.cpp's converter takes it */
+            if (cfg_uint_layer(c, *keys, 0, 0, hi, out))
+                return -1;
+            found = 1;
+        } else if (cfg_uint_opt(c, *keys, 0, hi, NULL, out, &found)) {
             return -1;
+        }
+    }
     return 0;
 }
 
@@ -543,18 +556,20 @@ static int read_twin_dims(cfg *c)
     for (int i = 0; i < 11; i++)
         if (opt_any(c, keys[i], i == 0 || i == 1 ? 1ull << 32 : KVP_MAX_DIM, &v[i]))
             return -1;
-    m->n_vocab = v[0];
+    /* a key the config lacks (0) keeps what the architecture's own reader
+     * (arch_def.read) set: DBRX nests its FFN and expert sizes in ffn_config */
+    m->n_vocab = v[0] ? v[0] : m->n_vocab;
     if (c->arch->layout != LAYOUT_MAMBA1 && c->arch->layout != LAYOUT_MAMBA2)
-        m->n_ff = v[1]; /* a Mamba config's intermediate_size is its d_inner */
-    m->n_ff_exp = v[2];
-    m->n_ff_shexp = v[3];
-    m->n_expert = (uint32_t)v[4];
-    m->n_expert_used = (uint32_t)v[5];
-    m->n_expert_shared = (uint32_t)v[6];
-    m->n_layer_dense_lead = (uint32_t)v[7];
-    m->n_layer_nextn = (uint32_t)v[8];
-    m->q_lora_rank = (uint32_t)v[9];
-    m->n_rot = (uint32_t)v[10];
+        m->n_ff = v[1] ? v[1] : m->n_ff; /* a Mamba config's intermediate_size is its d_inner */
+    m->n_ff_exp = v[2] ? v[2] : m->n_ff_exp;
+    m->n_ff_shexp = v[3] ? v[3] : m->n_ff_shexp;
+    m->n_expert = v[4] ? (uint32_t)v[4] : m->n_expert;
+    m->n_expert_used = v[5] ? (uint32_t)v[5] : m->n_expert_used;
+    m->n_expert_shared = v[6] ? (uint32_t)v[6] : m->n_expert_shared;
+    m->n_layer_dense_lead = v[7] ? (uint32_t)v[7] : m->n_layer_dense_lead;
+    m->n_layer_nextn = v[8] ? (uint32_t)v[8] : m->n_layer_nextn;
+    m->q_lora_rank = v[9] ? (uint32_t)v[9] : m->q_lora_rank;
+    m->n_rot = v[10] ? (uint32_t)v[10] : m->n_rot;
     char where[96];
     json_t *tie = cfg_lookup(c, "tie_word_embeddings", where, sizeof where);
     m->tie_word_embeddings = tie ? json_is_true(tie) : -1;
@@ -605,7 +620,7 @@ int hf_layers(cfg *c, uint32_t n)
     return 0;
 }
 
-static const arch_def *identify(cfg *c, const char **model_type)
+static const arch_def *identify(cfg *c, const char **model_type, const char *family)
 {
     const char *classes[8];
     size_t n = 0;
@@ -620,6 +635,13 @@ static const arch_def *identify(cfg *c, const char **model_type)
         json_object_get(c->root, "n_layers"))
         mt = "deepseek_v2";
     *model_type = mt;
+    if (family) { /* --family: the user names the rule set */
+        const arch_def *d = arch_find_family(family);
+        if (!d)
+            kvp_fail(c->err, KVP_EUSAGE,
+                     "--family %s: no such rule set (kvplan archs lists them)", family);
+        return d;
+    }
     if (!mt && !n) {
         kvp_fail(c->err, KVP_EINPUT, "%s: not a model config: no model_type or architectures",
                  c->label);
@@ -628,26 +650,37 @@ static const arch_def *identify(cfg *c, const char **model_type)
     const arch_def *d = arch_find(mt, classes, n);
     if (!d)
         kvp_fail(c->err, KVP_EINPUT,
-                 "%s: unknown architecture (model_type \"%s\"%s%s%s); kvplan knows: %s", c->label,
-                 mt ? mt : "", n ? ", architectures \"" : "", n ? classes[0] : "", n ? "\"" : "",
-                 arch_supported_list());
+                 "%s: unknown architecture (model_type \"%s\"%s%s%s); kvplan archs lists the "
+                 "known ones, and --family NAME reads the config by one of them",
+                 c->label, mt ? mt : "", n ? ", architectures \"" : "", n ? classes[0] : "",
+                 n ? "\"" : "");
     return d;
 }
 
-static int build(cfg *c)
+static int build(cfg *c, const char *family)
 {
     kvp_model *m = c->m;
     const char *mt;
     uint64_t v;
     int found;
-    if (!(c->arch = identify(c, &mt)))
+    if (!(c->arch = identify(c, &mt, family)))
         return -1;
     snprintf(m->arch, sizeof m->arch, "%s", mt ? mt : c->arch->family);
     snprintf(m->family, sizeof m->family, "%s", c->arch->family);
     snprintf(m->gguf_arch, sizeof m->gguf_arch, "%s", arch_gguf_name(mt, c->arch));
+    if (family && !m->gguf_arch[0]) { /* the rule set's own llama.cpp name, as asked */
+        char first[64];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(c->arch->model_types, " "),
+                 c->arch->model_types);
+        snprintf(m->gguf_arch, sizeof m->gguf_arch, "%s", arch_gguf_name(first, c->arch));
+    }
     const char *prov = cfg_str(c, "_provenance");
     if (prov)
         snprintf(m->note, sizeof m->note, "%s", prov);
+    if (family) /* say whose rules these are, before any provenance */
+        snprintf(m->note, sizeof m->note, "read with --family %s: model_type \"%.40s\" taken for "
+                 "the %s rule set%s%.150s", family, mt ? mt : "none", family, prov ? "; " : "",
+                 prov ? prov : "");
     if (cfg_uint_opt(c, "hidden_size", 1, 1ull << 24, "hidden_size", &m->hidden_size, &found) ||
         cfg_uint_opt(c, "max_position_embeddings", 1, KVP_MAX_TOKENS, "max_position_embeddings",
                      &m->max_position, &found) ||
@@ -664,6 +697,12 @@ static int build(cfg *c)
 int kvp_model_from_config_text(const char *text, size_t len, const char *label, kvp_model **out,
                                kvp_error *err)
 {
+    return hf_model_from_text(text, len, label, NULL, out, err);
+}
+
+int hf_model_from_text(const char *text, size_t len, const char *label, const char *family,
+                       kvp_model **out, kvp_error *err)
+{
     json_t *root = cfg_parse(text, len, label, err);
     if (!root)
         return -1;
@@ -676,7 +715,9 @@ int kvp_model_from_config_text(const char *text, size_t len, const char *label, 
     cfg c = {root, json_is_object(tc) ? tc : root, label, NULL, m, err};
     snprintf(m->name, sizeof m->name, "%s", label);
     snprintf(m->source, sizeof m->source, "%s", label);
-    int rc = build(&c);
+    if (family)
+        snprintf(m->source, sizeof m->source, "%s [rules by --family %s]", label, family);
+    int rc = build(&c, family);
     json_decref(root);
     if (rc) {
         kvp_model_free(m);

@@ -35,6 +35,8 @@ static json_t *groups_arr(const kvp_model *m)
         set_uint(o, "d_inner", L->d_inner);
         set_uint(o, "d_state", L->d_state);
         set_uint(o, "n_group", L->n_group);
+        set_uint(o, "indexer_head_dim", L->indexer_head_dim);
+        set_uint(o, "ple_conv_state", L->ple_conv_state);
         if (L->kind == KVP_LAYER_LINEAR || L->kind == KVP_LAYER_MAMBA) {
             json_object_set_new(o, "conv_dtype", json_string(kvp_dtype_name(L->conv_dtype)));
             json_object_set_new(o, "ssm_dtype", json_string(kvp_dtype_name(L->ssm_dtype)));
@@ -60,6 +62,8 @@ json_t *kvp_json_model(const kvp_model *m)
     json_object_set_new(o, "arch", json_string(m->arch));
     json_object_set_new(o, "family", json_string(m->family));
     json_object_set_new(o, "source", json_string(m->source));
+    if (m->note[0]) /* provenance remark: a derived config, a GGUF, --family */
+        json_object_set_new(o, "note", json_string(m->note));
     json_object_set_new(o, "layers", json_integer(m->n_layers));
     json_object_set_new(o, "layer_kinds", kinds);
     json_object_set_new(o, "max_position_embeddings",
@@ -119,6 +123,9 @@ char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r)
     json_object_set_new(doc, "mla_expanded_per_token_bytes",
                         r->has_mla ? json_integer((json_int_t)r->mla_expanded_per_token_bytes)
                                    : json_null());
+    if (r->indexer_per_token_bytes) /* DSA indexer keys, a part of per_token_bytes */
+        json_object_set_new(doc, "indexer_per_token_bytes",
+                            json_integer((json_int_t)r->indexer_per_token_bytes));
     return dump(doc);
 }
 

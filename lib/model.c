@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "arch.h"
 #include "kvp_int.h"
 #include "model_int.h"
 
@@ -67,7 +68,8 @@ static int is_gguf(const char *path)
     return yes;
 }
 
-int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err)
+/* A config.json file, read by its own rule set or by `family` (--family). */
+static int config_file(const char *path, const char *family, kvp_model **out, kvp_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -86,24 +88,27 @@ int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err
         return kvp_fail(err, KVP_EINPUT, "%s: read failed", path);
     }
     fclose(f);
-    int rc = kvp_model_from_config_text(buf, n, path, out, err);
+    int rc = hf_model_from_text(buf, n, path, family, out, err);
     free(buf);
     return rc;
 }
 
-static int load_catalog(const kvp_catalog_entry *e, kvp_model **out, kvp_error *err)
+static int load_catalog(const kvp_catalog_entry *e, const char *family, kvp_model **out,
+                        kvp_error *err)
 {
     char label[256];
     snprintf(label, sizeof label, "%s (catalog: data/models/%s)", e->name, e->file);
-    if (kvp_model_from_config_text(e->text, e->len, label, out, err))
+    if (hf_model_from_text(e->text, e->len, label, family, out, err))
         return -1;
     snprintf((*out)->name, sizeof (*out)->name, "%s", e->name);
-    snprintf((*out)->source, sizeof (*out)->source, "catalog: data/models/%s (%s)", e->file,
-             e->model_id);
+    snprintf((*out)->source, sizeof (*out)->source, "catalog: data/models/%s (%s)%s%s%s", e->file,
+             e->model_id, family ? " [rules by --family " : "", family ? family : "",
+             family ? "]" : "");
     return 0;
 }
 
-int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err)
+/* kvp_model_load, with every config.json read by `family` when not NULL. */
+static int load(const char *spec, const char *family, kvp_model **out, kvp_error *err)
 {
     struct stat st;
     if (!spec || !*spec)
@@ -114,24 +119,27 @@ int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err)
             snprintf(p, sizeof p, "%s/config.json", spec);
             if (stat(p, &st) != 0)
                 return kvp_fail(err, KVP_EINPUT, "%s: directory has no config.json", spec);
-            return kvp_model_from_config_file(p, out, err);
+            return config_file(p, family, out, err);
         }
+        if (is_gguf(spec) && family)
+            return kvp_fail(err, KVP_EUSAGE, "%s: --family applies to a config.json; a GGUF "
+                            "file names its llama.cpp architecture itself", spec);
         if (is_gguf(spec))
             return kvp_model_from_gguf(spec, out, err);
-        return kvp_model_from_config_file(spec, out, err);
+        return config_file(spec, family, out, err);
     }
     const kvp_catalog_entry *e = kvp_catalog_find(spec);
     if (e && !strchr(spec, '/'))
-        return load_catalog(e, out, err);
+        return load_catalog(e, family, out, err);
     char path[4096];
     if (kvp_hfcache_find(spec, path, sizeof path) == 0) {
-        if (kvp_model_from_config_file(path, out, err))
+        if (config_file(path, family, out, err))
             return -1;
         snprintf((*out)->name, sizeof (*out)->name, "%s", spec);
         return 0;
     }
     if (e)
-        return load_catalog(e, out, err);
+        return load_catalog(e, family, out, err);
     size_t n = strlen(spec);
     if (spec[0] == '/' || spec[0] == '.' || (n > 5 && !strcmp(spec + n - 5, ".json")) ||
         (n > 5 && !strcmp(spec + n - 5, ".gguf")))
@@ -151,7 +159,8 @@ static int same_shape(const kvp_layer *a, const kvp_layer *b)
            a->conv_dtype == b->conv_dtype && a->ssm_dtype == b->ssm_dtype &&
            a->mla_heads == b->mla_heads && a->mla_k_head_dim == b->mla_k_head_dim &&
            a->mla_v_head_dim == b->mla_v_head_dim && a->mla_rope_dim == b->mla_rope_dim &&
-           a->n_ssm_heads == b->n_ssm_heads && a->kv_slot_bytes == b->kv_slot_bytes;
+           a->n_ssm_heads == b->n_ssm_heads && a->kv_slot_bytes == b->kv_slot_bytes &&
+           a->indexer_head_dim == b->indexer_head_dim && a->ple_conv_state == b->ple_conv_state;
 }
 
 size_t kvp_model_groups(const kvp_model *m, kvp_group *out, size_t cap)
@@ -209,4 +218,32 @@ uint32_t kvp_model_count_kind(const kvp_model *m, kvp_layer_kind k)
     for (uint32_t i = 0; i < m->n_layers; i++)
         n += m->layers[i].kind == k;
     return n;
+}
+
+/* ---- loading with a chosen rule set (--family) --------------------------------- */
+
+int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err)
+{
+    return config_file(path, NULL, out, err);
+}
+
+int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err)
+{
+    return load(spec, NULL, out, err);
+}
+
+int kvp_model_load_family(const char *spec, const char *family, kvp_model **out,
+                          kvp_error *err)
+{
+    if (!family || !*family)
+        return load(spec, NULL, out, err);
+    if (!arch_find_family(family))
+        return kvp_fail(err, KVP_EUSAGE,
+                        "--family %s: no such rule set (kvplan archs lists them)", family);
+    return load(spec, family, out, err);
+}
+
+const char *kvp_families(void)
+{
+    return arch_family_list();
 }

@@ -57,7 +57,8 @@ static int llama_bands(const kvp_model *m, const kvp_llama_params *base, const d
             return -1;
         size_t b = 0;
         for (size_t c = 0; c < r.n_caches; c++, b++) {
-            labels[b] = r.caches[c].name[3] ? "kv_swa (windowed layers)" : "kv (full layers)";
+            labels[b] = !strcmp(r.caches[c].name, "kv_idx") ? "kv_idx (DSA indexer keys)"
+                        : r.caches[c].name[3] ? "kv_swa (windowed layers)" : "kv (full layers)";
             bands[b][i] = (double)r.caches[c].bytes / MIB;
         }
         if (r.has_recurrent) {

@@ -10,6 +10,9 @@
  *             cells per stream, or n_ctx_seq with --swa-full          (5)
  *   state     f32, max(1, n_seq) x (1 + n_rs_seq) rows per recurrent layer,
  *             R = (d_conv-1)(d_inner + 2 n_group d_state), S = d_state d_inner (7)
+ *   indexer   DSA / MSA: a cache of its own over the layers with an indexer,
+ *             one head of indexer_head_dim in type_k, n_ctx_seq cells; K only
+ *             when the model is MLA, else with the layer's V (MSA)     (9)
  *
  * Rules that changed between releases live in the version table, so adding
  * a release is one row. */
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "kvp_int.h"
+#include "twin.h" /* twin_arch_find: which architectures have a window rule */
 
 #define PAD(x, n) ((((x) + (n) - 1) / (n)) * (n))
 #define LLAMA_MAX_SEQ 256
@@ -82,11 +86,13 @@ static int honours_swa(const kvp_model *m, const kvp_llama_params *p)
     static const char *const swa_archs[] = {
         "gemma2", "gemma3", "gemma3n", "gemma4", "cohere2", "cohere2moe", "gpt-oss",
         "llama4", "exaone4", "exaone-moe", "afmoe", "olmo2", "smallthinker", "lfm2",
-        "lfm2moe", "granite-swa", "plamo3", "mimo2", "step35", "laguna", NULL};
+        "lfm2moe", "granite_swa", "plamo3", "mimo2", "step35", "laguna", NULL};
     for (const char *const *a = swa_archs; *a; a++)
         if (strcmp(m->gguf_arch, *a) == 0)
             return 1;
-    return 0;
+    /* and every architecture whose twin_arch row has a sliding-window rule */
+    const twin_arch *ta = m->gguf_arch[0] ? twin_arch_find(m->gguf_arch) : NULL;
+    return ta && ta->swa != SWA_NONE;
 }
 
 /* Architectures whose llama.cpp graph assumes a sliding-window cache exists
@@ -184,11 +190,15 @@ static int check_types(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
     if (mla && p->type_k != p->type_v)
         return kvp_fail(err, KVP_EINPUT, "%s: model does not support different K (%s) and V (%s) "
                         "cache types", m->name, kvp_dtype_name(p->type_k), kvp_dtype_name(p->type_v));
-    r->flash_attn_on = p->flash_attn != KVP_FA_OFF;
-    if (is_quantized(p->type_v) && p->flash_attn == KVP_FA_OFF)
+    /* llama_init_from_model turns flash attention off for Grok, whatever -fa says */
+    kvp_flash_attn fa = strcmp(m->gguf_arch, "grok") == 0 ? KVP_FA_OFF : p->flash_attn;
+    if (fa != p->flash_attn)
+        KVP_NOTE(r, "llama_init_from_model: flash_attn is not compatible with Grok - forcing off");
+    r->flash_attn_on = fa != KVP_FA_OFF;
+    if (is_quantized(p->type_v) && fa == KVP_FA_OFF)
         return kvp_fail(err, KVP_EINPUT, "-ctv %s: quantized V cache requires flash_attn to be "
                         "enabled (-fa on)", kvp_dtype_name(p->type_v));
-    r->v_trans = p->flash_attn == KVP_FA_OFF;
+    r->v_trans = fa == KVP_FA_OFF;
     for (int kv = 0; kv < 2 && r->flash_attn_on; kv++) {
         kvp_dtype t = kv ? p->type_v : p->type_k;
         if (!is_quantized(t))
@@ -215,6 +225,15 @@ static int row_bytes(const kvp_model *m, kvp_dtype t, uint64_t n, uint32_t il, k
                     (unsigned long long)n);
 }
 
+/* Section 8: architectures whose attention-free layers (n_head_kv 0, no
+ * recurrent state) still belong to the KV cache with zero-sized K and V
+ * (deci: Nemotron-NAS no-op and linear-replaced attention), so they count
+ * in its "layers" but add no bytes.  kvplan reads those layers as none. */
+static int zero_kv_layer(const kvp_model *m, const kvp_layer *L)
+{
+    return L->kind == KVP_LAYER_NONE && !L->d_inner && strcmp(m->gguf_arch, "deci") == 0;
+}
+
 /* Section 4: one llama_kv_cache over the layers `swa` selects. */
 static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
                        int swa, uint64_t cells, kvp_error *err)
@@ -236,6 +255,16 @@ static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
     for (uint32_t il = 0; il < m->n_layers; il++) {
         const kvp_layer *L = &m->layers[il];
         uint64_t k, v = 0, per, kb, vb;
+        if (!swa && zero_kv_layer(m, L)) {
+            /* no K; V is padded to the widest row with -fa off, as every layer's */
+            c->layers++;
+            if (r->v_trans && row_bytes(m, p->type_v, v_max, il, err, &v))
+                return -1;
+            if (kvp_mul(cells, r->n_stream, &per) || kvp_mul(v, per, &vb) ||
+                kvp_add(c->v_bytes, vb, &c->v_bytes))
+                return kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name);
+            continue;
+        }
         if (!is_attention(L->kind) || is_swa(m, p, il) != swa)
             continue;
         if (L->kind == KVP_LAYER_SHARED)
@@ -256,9 +285,122 @@ static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
                ? kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name) : 0;
 }
 
-/* Section 5: base cache, plus the SWA cache when a layer slides. */
+/* Section 9: which architectures give the layers that carry a DSA/MSA
+ * indexer (kvp_layer.indexer_head_dim) a cache of their own, and where
+ * llama.cpp builds it. */
+enum idx_form {
+    IDX_NONE,        /* no indexer cache: a layer with an indexer is refused */
+    IDX_DSA,         /* llama_kv_cache_dsa: the MLA cache, then the indexer cache */
+    IDX_DSA_ISWA,    /* llama_kv_cache_dsa_iswa: DSA (MLA, indexer), then SWA */
+    IDX_MSA,         /* llama_kv_cache_msa: main cache, then the indexer cache (with V) */
+    IDX_HYBRID,      /* llama_memory_hybrid_idx: attention, recurrent, then idx_ */
+};
+
+static enum idx_form indexer_form(const kvp_model *m)
+{
+    static const struct {
+        const char *arch;
+        enum idx_form form;
+    } forms[] = {
+        {"deepseek32", IDX_DSA}, {"glm-dsa", IDX_DSA},     {"hy_v4", IDX_DSA},
+        {"dots3note", IDX_DSA_ISWA}, {"minimax-m3", IDX_MSA}, {"qwen4exp", IDX_HYBRID},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (strcmp(m->gguf_arch, forms[i].arch) == 0)
+            return forms[i].form;
+    return IDX_NONE;
+}
+
+static int has_indexer(const kvp_model *m)
+{
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].indexer_head_dim)
+            return 1;
+    return 0;
+}
+
+/* Section 9: the indexer cache, a llama_kv_cache over the layers with an
+ * indexer whose hparams copy has one KV head of indexer key_length.  The
+ * copy is still MLA when the model is, or made MLA (qwen4exp's idx_), so
+ * then it holds K only; otherwise (MSA) it keeps the model's V width,
+ * padded as section 4 pads V. */
+static int build_indexer_cache(const kvp_model *m, const kvp_llama_params *p,
+                               kvp_llama_result *r, int after_recurrent, kvp_error *err)
+{
+    kvp_llama_cache *c = &r->caches[r->n_caches++];
+    int mla = 0;
+    uint64_t v_max = 0;
+    snprintf(c->name, sizeof c->name, "kv_idx");
+    c->cells = (uint32_t)r->n_ctx_seq;
+    c->seqs = r->n_seq;
+    c->streams = r->n_stream;
+    c->k_type = p->type_k;
+    c->v_type = p->type_v;
+    c->after_recurrent = after_recurrent;
+    /* llama_memory_hybrid_idx makes its copy MLA on purpose: K only */
+    mla = indexer_form(m) == IDX_HYBRID;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        mla |= m->layers[il].kind == KVP_LAYER_MLA;
+        if (is_attention(m->layers[il].kind) && m->layers[il].head_dim_v > v_max)
+            v_max = m->layers[il].head_dim_v;
+    }
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        const kvp_layer *L = &m->layers[il];
+        uint64_t k, v = 0, per, kb, vb;
+        if (!L->indexer_head_dim)
+            continue;
+        c->layers++;
+        if (row_bytes(m, p->type_k, L->indexer_head_dim, il, err, &k) ||
+            (!mla && row_bytes(m, p->type_v, r->v_trans ? v_max : L->head_dim_v, il, err, &v)))
+            return -1;
+        if (kvp_mul(r->n_ctx_seq, r->n_stream, &per) || kvp_mul(k, per, &kb) ||
+            kvp_mul(v, per, &vb) || kvp_add(c->k_bytes, kb, &c->k_bytes) ||
+            kvp_add(c->v_bytes, vb, &c->v_bytes))
+            return kvp_fail(err, KVP_EINPUT, "%s: indexer cache size overflows 64 bits", m->name);
+    }
+    c->bytes = c->k_bytes + c->v_bytes;
+    return kvp_add(r->total_bytes, c->bytes, &r->total_bytes)
+               ? kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name) : 0;
+}
+
+static int build_kv_iswa(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+                         int idx_between, kvp_error *err);
+
+/* Section 5: base cache, plus the SWA cache when a layer slides; section 9:
+ * the indexer cache where the architecture builds one. */
 static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
                     kvp_error *err)
+{
+    enum idx_form idx = indexer_form(m);
+    if (has_indexer(m) && idx == IDX_NONE)
+        return kvp_fail(err, KVP_EINPUT, "%s: the model's layers carry a DSA indexer key cache; "
+                        "llama.cpp's %s architecture has none (llama.cpp v0.5.0 builds one for "
+                        "deepseek32, glm-dsa, hy_v4, dots3note, minimax-m3 and qwen4exp)",
+                        m->name, m->gguf_arch[0] ? m->gguf_arch : m->arch);
+    /* DSA and MSA build the indexer cache even when no layer ends up in it
+     * (GLM-5.2's "shared" layers only); hy_v4 without an indexer (top_k 0)
+     * builds none, and qwen4exp refuses to load without one */
+    int always = idx == IDX_DSA || idx == IDX_DSA_ISWA || idx == IDX_MSA;
+    if (!strcmp(m->gguf_arch, "hy_v4"))
+        always = 0;
+    if (idx == IDX_HYBRID && !has_indexer(m))
+        return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's qwen4exp requires the QSA indexer "
+                        "(attention.indexer.*, greater than zero); the model has none", m->name);
+    if (!always && !has_indexer(m))
+        idx = IDX_NONE;
+    if (idx == IDX_HYBRID)
+        return build_kv_iswa(m, p, r, 0, err) || build_indexer_cache(m, p, r, 1, err) ? -1 : 0;
+    if (idx == IDX_DSA_ISWA)
+        return build_kv_iswa(m, p, r, 1, err);
+    if (build_kv_iswa(m, p, r, 0, err))
+        return -1;
+    return idx != IDX_NONE ? build_indexer_cache(m, p, r, 0, err) : 0;
+}
+
+/* Section 5: base cache, plus the SWA cache when a layer slides.  With
+ * idx_between set (DSA-iSWA), the indexer cache comes between the two. */
+static int build_kv_iswa(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
+                         int idx_between, kvp_error *err)
 {
     int any_attn = 0, any_swa = 0;
     uint32_t window = 0;
@@ -276,13 +418,36 @@ static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_res
         return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s architecture expects sliding-window "
                         "layers and aborts on a model without any", m->name, m->gguf_arch);
     r->swa_full = p->swa_full && any_swa;
-    if (build_cache(m, p, r, 0, r->n_ctx_seq, err))
+    if (build_cache(m, p, r, 0, r->n_ctx_seq, err) ||
+        (idx_between && build_indexer_cache(m, p, r, 0, err)))
         return -1;
     if (!any_swa)
         return 0;
     uint64_t cells = (uint64_t)window * (r->unified ? r->n_seq : 1) + r->n_ubatch;
     cells = p->swa_full ? r->n_ctx_seq : PAD(cells < r->n_ctx_seq ? cells : r->n_ctx_seq, 256);
     return build_cache(m, p, r, 1, cells, err);
+}
+
+/* Section 9: the PLE row (P) only qwen4exp's recurrent cache has, for one
+ * layer, which must be a linear-attention one (load_arch_hparams). */
+static int check_ple(const kvp_model *m, kvp_error *err)
+{
+    uint32_t n = 0;
+    for (uint32_t il = 0; il < m->n_layers; il++) {
+        const kvp_layer *L = &m->layers[il];
+        if (!L->ple_conv_state)
+            continue;
+        if (strcmp(m->gguf_arch, "qwen4exp"))
+            return kvp_fail(err, KVP_EINPUT, "%s: layer %u keeps a PLE convolution history; "
+                            "llama.cpp has that row for qwen4exp only", m->name, il);
+        if (!L->d_inner)
+            return kvp_fail(err, KVP_EINPUT, "%s: PLE layer %u is not a linear attention layer "
+                            "(llama.cpp refuses the model)", m->name, il);
+        if (++n > 1)
+            return kvp_fail(err, KVP_EINPUT, "%s: more than one PLE layer; llama.cpp's qwen4exp "
+                            "supports only one", m->name);
+    }
+    return 0;
 }
 
 /* Section 7: llama_memory_recurrent, f32 whatever -ctk/-ctv say. */
@@ -293,10 +458,13 @@ static int build_recurrent(const kvp_model *m, const kvp_llama_params *p, kvp_ll
     uint64_t rows = (uint64_t)(r->n_seq ? r->n_seq : 1) * (1 + p->n_rs_seq);
     for (uint32_t il = 0; il < m->n_layers; il++) {
         const kvp_layer *L = &m->layers[il];
-        uint64_t conv_dim, er, es, rb, sb, t;
+        uint64_t conv_dim, er, es, rb, sb, t, pb;
         if (!L->d_inner)
             continue;
         r->has_recurrent = 1;
+        /* qwen4exp's PLE layer: its conv history in a row of its own (P) */
+        if (kvp_mul(L->ple_conv_state, 4 * rows, &pb) || kvp_add(s->p_bytes, pb, &s->p_bytes))
+            return kvp_fail(err, KVP_EINPUT, "%s: state size overflows 64 bits", m->name);
         if (kvp_mul(2ull * L->n_group, L->d_state, &t) || kvp_add(L->d_inner, t, &conv_dim) ||
             kvp_mul(L->d_conv ? L->d_conv - 1 : 0, conv_dim, &er) ||
             kvp_mul(L->d_state, L->d_inner, &es) || kvp_mul(er, 4 * rows, &rb) ||
@@ -318,10 +486,12 @@ static int build_recurrent(const kvp_model *m, const kvp_llama_params *p, kvp_ll
 /* Section 11: llama.cpp computes MiB in float32, then prints %.2f. */
 static double mib(uint64_t bytes) { return (float)bytes / (1024.0f * 1024.0f); }
 
-static void format_log(kvp_llama_result *r)
+static void format_caches(kvp_llama_result *r, int after_recurrent)
 {
     for (size_t i = 0; i < r->n_caches; i++) {
         const kvp_llama_cache *c = &r->caches[i];
+        if (c->after_recurrent != after_recurrent)
+            continue;
         snprintf(r->log[r->n_log++], sizeof r->log[0],
                  "llama_kv_cache: size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs), "
                  "K (%s): %7.2f MiB, V (%s): %7.2f MiB",
@@ -329,6 +499,11 @@ static void format_log(kvp_llama_result *r)
                  kvp_dtype_name(c->k_type), mib(c->k_bytes), kvp_dtype_name(c->v_type),
                  mib(c->v_bytes));
     }
+}
+
+static void format_log(kvp_llama_result *r)
+{
+    format_caches(r, 0);
     if (r->has_recurrent) {
         const kvp_llama_recurrent *s = &r->recurrent;
         snprintf(r->log[r->n_log++], sizeof r->log[0],
@@ -337,6 +512,7 @@ static void format_log(kvp_llama_result *r)
                  mib(s->bytes), s->cells, (int)s->layers, s->seqs, s->rs_seq, mib(s->r_bytes),
                  mib(s->s_bytes), mib(s->p_bytes));
     }
+    format_caches(r, 1); /* qwen4exp's idx_ cache comes after the hybrid memory */
 }
 
 int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
@@ -348,10 +524,16 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
         return kvp_fail(err, KVP_EUSAGE, "--llama-version %s: unknown; kvplan knows %s",
                         p->version, kvp_llama_versions());
     r->version = v->name;
+    /* llama.cpp could not load such a GGUF: no rules to apply (a cross-attention
+     * model is refused below, by what it lacks) */
+    if (!twin_gguf_name(m) && !kvp_model_count_kind(m, KVP_LAYER_CROSS))
+        return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp %s has no architecture for model_type "
+                        "\"%s\" (its converter maps none; kvplan archs lists the names)",
+                        m->name, v->name, m->arch);
     if (p->n_ubatch == 0 && p->n_batch == 0)
         return kvp_fail(err, KVP_EUSAGE, "-b 0: the batch size must be at least 1");
     if (resolve_context(m, p, v, r, err) || check_types(m, p, r, err) ||
-        build_kv(m, p, r, err) || build_recurrent(m, p, r, err))
+        check_ple(m, err) || build_kv(m, p, r, err) || build_recurrent(m, p, r, err))
         return -1;
     if (!honours_swa(m, p))
         for (uint32_t il = 0; il < m->n_layers; il++)

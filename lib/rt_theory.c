@@ -9,6 +9,10 @@
  *   cross-attention:  K and V of the encoder's `window` tokens: fixed per sequence
  *   packed slot:      a layer whose kv_slot_bytes is set (vLLM's TurboQuant)
  *                     costs kv_heads x slot per cell, whatever the cache types
+ *   DSA indexer:      a layer with an indexer adds one indexer_head_dim-wide
+ *                     key per cell in the K cache type (DeepSeek-V3.2, GLM-5)
+ *   PLE history:      Qwen4-Exp's PLE layer adds ple_conv_state values of
+ *                     conv state per sequence, in the conv dtype
  *
  * n_ctx tokens are shared by n_seq sequences as evenly as possible, which is
  * what llama.cpp's -c and -np mean, so the two runtimes line up side by side.
@@ -36,17 +40,30 @@ static int row(const kvp_model *m, kvp_dtype t, uint64_t n, uint32_t il, const c
                     (unsigned long long)n);
 }
 
-/* Bytes one cell (token) costs in layer il. */
+/* Bytes one DSA indexer key costs in layer il: one head of
+ * indexer_head_dim values in the K cache type; 0 without an indexer. */
+static int indexer_bytes(const kvp_model *m, uint32_t il, const kvp_theory_params *p,
+                         uint64_t *out, kvp_error *err)
+{
+    const kvp_layer *L = &m->layers[il];
+    *out = 0;
+    return L->indexer_head_dim ? row(m, p->type_k, L->indexer_head_dim, il, "indexer key", out, err)
+                               : 0;
+}
+
+/* Bytes one cell (token) costs in layer il, its indexer key included. */
 static int cell_bytes(const kvp_model *m, uint32_t il, const kvp_theory_params *p, uint64_t *out,
                       kvp_error *err)
 {
     const kvp_layer *L = &m->layers[il];
-    uint64_t k = 0, v = 0;
+    uint64_t k = 0, v = 0, idx;
     *out = 0;
+    if (indexer_bytes(m, il, p, &idx, err))
+        return -1;
     if (L->kind == KVP_LAYER_FULL || L->kind == KVP_LAYER_SLIDING ||
         L->kind == KVP_LAYER_CHUNKED || L->kind == KVP_LAYER_MLA || L->kind == KVP_LAYER_CROSS) {
         if (L->kv_slot_bytes) /* a packed layout (TurboQuant) fixes K + V per head */
-            return kvp_mul(L->n_kv_heads, L->kv_slot_bytes, out)
+            return kvp_mul(L->n_kv_heads, L->kv_slot_bytes, out) || kvp_add(*out, idx, out)
                        ? kvp_fail(err, KVP_EINPUT, "%s: layer %u's slot overflows", m->name, il)
                        : 0;
         if (row(m, p->type_k, (uint64_t)L->n_kv_heads * L->head_dim_k, il, "K", &k, err))
@@ -54,7 +71,7 @@ static int cell_bytes(const kvp_model *m, uint32_t il, const kvp_theory_params *
         if (L->head_dim_v &&
             row(m, p->type_v, (uint64_t)L->n_kv_heads * L->head_dim_v, il, "V", &v, err))
             return -1;
-        *out = k + v;
+        *out = k + v + idx;
     }
     return 0;
 }
@@ -63,15 +80,21 @@ static int cell_bytes(const kvp_model *m, uint32_t il, const kvp_theory_params *
 static int state_bytes(const kvp_model *m, uint32_t il, uint64_t *out, kvp_error *err)
 {
     const kvp_layer *L = &m->layers[il];
-    uint64_t conv_dim, conv, ssm, t;
+    uint64_t conv_dim, conv, ssm, t, ple;
     *out = 0;
+    /* Qwen4-Exp's PLE convolution history, beside the layer's own state */
+    if (kvp_mul(L->ple_conv_state, kvp_dtype_block_bytes(L->conv_dtype), &ple))
+        return kvp_fail(err, KVP_EINPUT, "%s: layer %u's state size overflows 64 bits", m->name,
+                        il);
+    *out = ple;
     if (L->d_inner == 0)
         return 0;
     if (kvp_mul(2ull * L->n_group, L->d_state, &t) || kvp_add(L->d_inner, t, &conv_dim) ||
         kvp_mul(L->d_conv ? L->d_conv - 1 : 0, conv_dim, &conv) ||
         kvp_mul(conv, kvp_dtype_block_bytes(L->conv_dtype), &conv) ||
         kvp_mul(L->d_inner, L->d_state, &ssm) ||
-        kvp_mul(ssm, kvp_dtype_block_bytes(L->ssm_dtype), &ssm) || kvp_add(conv, ssm, out))
+        kvp_mul(ssm, kvp_dtype_block_bytes(L->ssm_dtype), &ssm) || kvp_add(conv, ssm, &t) ||
+        kvp_add(t, ple, out))
         return kvp_fail(err, KVP_EINPUT, "%s: layer %u's state size overflows 64 bits", m->name,
                         il);
     return 0;
@@ -139,9 +162,12 @@ int kvp_theory(const kvp_model *m, const kvp_theory_params *p, kvp_theory_result
         return kvp_fail(err, KVP_EUSAGE, "sequence count must be in [1, 2^20]");
     for (uint32_t il = 0; il < m->n_layers; il++) {
         const kvp_layer *L = &m->layers[il];
-        uint64_t per_cell, state, cells = cells_held(L, p), bytes, fixed, full;
-        if (cell_bytes(m, il, p, &per_cell, err) || state_bytes(m, il, &state, err))
+        uint64_t per_cell, state, cells = cells_held(L, p), bytes, fixed, full, idx;
+        if (cell_bytes(m, il, p, &per_cell, err) || state_bytes(m, il, &state, err) ||
+            indexer_bytes(m, il, p, &idx, err))
             return -1;
+        if (per_cell && kvp_add(r->indexer_per_token_bytes, idx, &r->indexer_per_token_bytes))
+            return kvp_fail(err, KVP_EINPUT, "%s: indexer size overflows", m->name);
         if (L->kind == KVP_LAYER_CROSS) { /* the encoder's tokens: fixed per sequence */
             if (kvp_mul(per_cell, L->window, &state))
                 return kvp_fail(err, KVP_EINPUT, "%s: layer %u's size overflows", m->name, il);

@@ -111,6 +111,8 @@ static uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static double derived_max_len(const kvp_model *m)
 {
     double d = m->max_position ? (double)m->max_position : 2048.0;
+    if (m->vllm_max_len) /* another length key is smaller, or model_max_length */
+        d = (double)m->vllm_max_len;
     /* Gemma 3's max_position_embeddings is already scaled */
     if (strstr(m->arch, "gemma3") || !strcmp(m->rope_type, "llama3") ||
         !strcmp(m->rope_type, "longrope") || !strcmp(m->rope_type, "su"))
@@ -365,21 +367,54 @@ static int cache_row(const kvp_model *m, uint32_t il, kvp_dtype t, uint64_t n, c
     return 0;
 }
 
+/* ---- DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) ------------------------ */
+
+/* A model with DSA's lightning indexer runs vLLM's sparse MLA backends. */
+static int dsa_sparse(const kvp_model *m)
+{
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].indexer_head_dim && m->layers[il].kind == KVP_LAYER_MLA)
+            return 1;
+    /* a pipeline stage of GLM-5.2's "shared" layers only */
+    return !strcmp(m->family, "deepseek-dsa") || !strcmp(m->family, "glm-dsa") ||
+           !strcmp(m->family, "hy-v4");
+}
+
+/* DeepseekV32IndexerCache: an MLAAttentionSpec of one head of head_dim +
+ * head_dim / 128 x 4 uint8 per token (fp8 keys and an fp32 scale per 128
+ * values), on every TP rank, whatever --kv-cache-dtype says. */
+static uint64_t dsa_indexer_token_bytes(uint32_t head_dim)
+{
+    return (uint64_t)head_dim + head_dim / 128 * 4;
+}
+
+/* The fp8 latent of the sparse backends: FlashMLA sparse (Hopper and the
+ * other GPUs) stores DeepSeek's fp8_ds_mla layout, 656 bytes a token (512
+ * fp8 values, 4 fp32 scales, 64 bf16 rope values); FlashInfer sparse, which
+ * vLLM prefers for fp8 on Blackwell (sm 10.x), stores plain fp8. */
+static int dsa_fp8_ds_mla(const struct gpu *g) { return !(g->sm >= 100 && g->sm < 110); }
+
 /* A layer's specs: its attention, its state, or both (Falcon-H1 runs a
- * Mamba2 mixer beside every attention layer).  Returns how many, or -1. */
+ * Mamba2 mixer beside every attention layer), and a DSA layer's indexer
+ * keys.  ds_mla: the MLA latent is in the fp8_ds_mla layout.  Returns how
+ * many, or -1. */
 static int layer_specs(const kvp_model *m, uint32_t il, uint32_t tp, kvp_dtype kv_t,
-                       unsigned model_b, spec s[2], kvp_error *err)
+                       unsigned model_b, int ds_mla, spec s[3], kvp_error *err)
 {
     const kvp_layer *L = &m->layers[il];
     int n = 0;
     uint64_t k, v;
-    memset(s, 0, 2 * sizeof *s);
+    memset(s, 0, 3 * sizeof *s);
     switch (L->kind) {
     case KVP_LAYER_FULL:
     case KVP_LAYER_SLIDING:
     case KVP_LAYER_CHUNKED:
     case KVP_LAYER_CROSS: {
-        uint64_t heads = L->n_kv_heads / tp ? L->n_kv_heads / tp : 1; /* replicated past tp */
+        /* vLLM's MiniCPM3 attention caches every query head, V padded to
+         * the K head size (minicpm3.py) */
+        int minicpm3 = strcmp(m->family, "minicpm3") == 0;
+        uint32_t kv_heads = minicpm3 && L->n_head ? L->n_head : L->n_kv_heads;
+        uint64_t heads = kv_heads / tp ? kv_heads / tp : 1; /* replicated past tp */
         s[n].kind = L->kind;
         s[n].window = L->window;
         if (L->kv_slot_bytes) { /* a packed layout (TurboQuant): the slot is K + V */
@@ -387,7 +422,7 @@ static int layer_specs(const kvp_model *m, uint32_t il, uint32_t tp, kvp_dtype k
             break;
         }
         if (cache_row(m, il, kv_t, L->head_dim_k, "K head", &k, err) ||
-            cache_row(m, il, kv_t, L->head_dim_v, "V head", &v, err))
+            cache_row(m, il, kv_t, minicpm3 ? L->head_dim_k : L->head_dim_v, "V head", &v, err))
             return -1;
         s[n++].token_bytes = heads * (k + v);
         break;
@@ -395,12 +430,23 @@ static int layer_specs(const kvp_model *m, uint32_t il, uint32_t tp, kvp_dtype k
     case KVP_LAYER_MLA: /* the latent is replicated on every rank */
         if (cache_row(m, il, kv_t, L->head_dim_k, "MLA latent", &k, err))
             return -1;
+        if (ds_mla) {
+            if (L->head_dim_k != 576)
+                return kvp_fail(err, KVP_EINPUT, "%s: layer %u: vLLM's fp8_ds_mla layout holds "
+                                "a 512 + 64 latent, not %u", m->name, il, L->head_dim_k);
+            k = 656;
+        }
         s[n].kind = KVP_LAYER_FULL;
         s[n].mla = 1;
         s[n++].token_bytes = k;
         break;
     default:
         break; /* no cache, or it shares another layer's */
+    }
+    if (L->indexer_head_dim) { /* its own MLAAttentionSpec layer in vLLM */
+        s[n].kind = KVP_LAYER_FULL;
+        s[n].mla = 1;
+        s[n++].token_bytes = dsa_indexer_token_bytes(L->indexer_head_dim);
     }
     if (L->d_inner) {
         s[n].kind = KVP_LAYER_MAMBA;
@@ -496,9 +542,16 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
         KVP_NOTE(r, "the checkpoint is float32; vLLM serves it in bfloat16 by default (2-byte pages)");
     for (uint32_t il = 0; il < m->n_layers; il++)
         any_chunked |= m->layers[il].kind == KVP_LAYER_CHUNKED;
+    int sparse = dsa_sparse(m), ds_mla = sparse && kv_t == KVP_FP8 && dsa_fp8_ds_mla(gpu);
+    uint32_t n_idx = 0, idx_dim = 0;
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].indexer_head_dim) {
+            n_idx++;
+            idx_dim = m->layers[il].indexer_head_dim;
+        }
     for (uint32_t il = 0; il < m->n_layers; il++) {
-        spec ss[2];
-        int ns = layer_specs(m, il, r->tp, kv_t, model_b, ss, err);
+        spec ss[3];
+        int ns = layer_specs(m, il, r->tp, kv_t, model_b, ds_mla, ss, err);
         if (ns < 0)
             return -1;
         for (int k = 0; k < ns; k++) {
@@ -541,6 +594,31 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
             bs = 128; /* CUTLASS MLA */
         else if (any_mla && gpu->sm >= 90)
             bs = 64; /* FlashMLA */
+    }
+    if (sparse) {
+        /* the indexer backend (DeepseekV32IndexerBackend) and FlashMLA sparse
+         * take 64-token kernel blocks only, FlashInfer sparse 32 or 64 */
+        if (p->block_size && p->block_size % 64)
+            return kvp_fail(err, KVP_EINPUT, "%s: --block-size %u: DeepSeek sparse attention's "
+                            "indexer and sparse MLA kernels take blocks of 64 tokens (a block "
+                            "size must be a multiple of 64)", m->name, p->block_size);
+        if (!p->block_size)
+            bs = 64;
+        if (gpu->sm < 90)
+            KVP_NOTE(r, "DeepSeek sparse attention: vLLM's sparse MLA backends (FlashMLA sparse, "
+                     "FlashInfer sparse) need Hopper or Blackwell; on %s the arithmetic is "
+                     "shown, but vLLM may refuse the model", gpu->name);
+        if (kv_t == KVP_FP8)
+            KVP_NOTE(r, "DeepSeek sparse attention with an fp8 cache: %s", ds_mla
+                     ? "FlashMLA sparse stores the latent as fp8_ds_mla, 656 bytes a token (512 "
+                       "fp8 values, 4 fp32 scales, 64 bf16 rope values)"
+                     : "vLLM prefers FlashInfer sparse on Blackwell, which stores the latent in "
+                       "plain fp8 (576 bytes a token)");
+        if (n_idx)
+            KVP_NOTE(r, "DeepSeek sparse attention: %u layers also cache indexer keys "
+                     "(DeepseekV32IndexerCache), %llu bytes a token each (fp8 values and an fp32 "
+                     "scale per 128) whatever the cache dtype; vLLM counts them as layers of "
+                     "their own", n_idx, (unsigned long long)dsa_indexer_token_bytes(idx_dim));
     }
     r->prefix_caching = p->prefix_caching >= 0 ? p->prefix_caching : 1;
     if (any_mamba) {
@@ -826,6 +904,8 @@ static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const struct
 int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, kvp_error *err)
 {
     memset(r, 0, sizeof *r);
+    if (m->vllm_refusal[0])
+        return kvp_fail(err, KVP_EINPUT, "%s: %s", m->name, m->vllm_refusal);
     const struct vllm_version *v = &versions[1];
     if (p->version) {
         v = NULL;
@@ -858,6 +938,25 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
         return -1;
     r->kv_cache_dtype = kt->name;
     resolve_batch(p, g, r);
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].indexer_head_dim && m->layers[il].kind != KVP_LAYER_MLA)
+            return kvp_fail(err, KVP_EINPUT, "%s: layer %u keeps a sparse-attention index key "
+                            "beside per-head K/V (MiniMax-M3's MSA, Qwen4-Exp's QSA); kvplan's "
+                            "vLLM rules do not model that cache yet", m->name, il);
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].ple_conv_state)
+            return kvp_fail(err, KVP_EINPUT, "%s: layer %u keeps Qwen4-Exp's PLE convolution "
+                            "history; kvplan's vLLM rules do not model that state yet", m->name,
+                            il);
+    for (uint32_t il = 0; il < m->n_layers; il++)
+        if (m->layers[il].kind == KVP_LAYER_SLIDING && m->layers[il].mla_heads)
+            return kvp_fail(err, KVP_EINPUT, "%s: layer %u is a sliding-window MLA layer with a "
+                            "latent of its own beside DSA layers (dots.3-note); kvplan's vLLM "
+                            "rules do not model that cache yet", m->name, il);
+    if (dsa_sparse(m) && (kt->kind == KV_NVFP4 || !strcmp(kt->name, "fp8_e5m2")))
+        return kvp_fail(err, KVP_EINPUT, "%s: --kv-cache-dtype %s: vLLM's sparse MLA backends "
+                        "for DeepSeek sparse attention take auto, bfloat16 or fp8 (e4m3); "
+                        "kvplan does not model their nvfp4_ds_mla layout", m->name, kt->name);
     if (kt->kind == KV_NVFP4 && g->sm < 100)
         KVP_NOTE(r, "nvfp4: vLLM's nvfp4 KV cache kernels target Blackwell GPUs; on %s the "
                  "arithmetic is shown, but vLLM may refuse the setting", g->name);

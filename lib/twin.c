@@ -23,7 +23,7 @@ static const twin_arch *arch_for(const kvp_model *m, kvp_error *err)
                  m->name, m->arch);
     else if (!a || !a->tensors)
         kvp_fail(err, KVP_EINPUT, "%s: kvplan cannot write twins of llama.cpp's \"%s\" "
-                 "architecture (it can: %s)", m->name, name, twin_arch_list(1));
+                 "architecture (kvplan archs --llama lists those it can)", m->name, name);
     return a && a->tensors ? a : NULL;
 }
 
@@ -45,7 +45,11 @@ int kvp_twin_write(const kvp_model *m, const char *path, int kv_only, int force,
     }
     twin_meta(&t);
     a->tensors(&t);
-    int rc = kvp_gguf_writer_write(t.w, path, force, err);
+    int rc = t.heads_vary_at && !t.per_layer_heads
+                 ? kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s cannot hold this model: attention "
+                            "layers with different head counts (layer %u)", m->name, a->gguf,
+                            t.heads_vary_at - 1)
+                 : kvp_gguf_writer_write(t.w, path, force, err);
     kvp_gguf_writer_free(t.w);
     twin_plan_free(&t);
     return rc;

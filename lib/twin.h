@@ -42,6 +42,8 @@ typedef enum twin_state_form {
     STATE_SSM,        /* ssm.conv_kernel / inner_size / state_size / group_count */
     STATE_SHORTCONV,  /* LFM2: conv of shortconv.l_cache over n_embd, no SSM state */
     STATE_RWKV,       /* token_shift_count x n_embd, n_embd x wkv.head_size */
+    STATE_KDA,        /* Kimi Delta Attention: ssm.conv_kernel, kda.head_dim x n_head(0) */
+    STATE_LA,         /* MiniMax-01 lightning attention: key_length x n_head(0), no conv */
 } twin_state_form;
 
 typedef struct twin_ctx twin_ctx;
@@ -57,7 +59,9 @@ typedef struct twin_arch {
     twin_state_form state;
     kvp_layer_kind recr_kind;   /* KVP_LAYER_MAMBA or KVP_LAYER_LINEAR */
     uint8_t mla;                /* reads attention.key_length_mla / value_length_mla */
-    uint8_t embd_tied;          /* n_embd is pinned by other shapes: --kv-only keeps it */
+    uint8_t embd_tied;          /* n_embd is pinned by other shapes: --kv-only keeps it;
+                                   2: the vocabulary too (Chameleon's graph slices the
+                                   logits of its 8196 image tokens) */
     int32_t kv_from_start;      /* layers >= this reuse an earlier cache; -1: none */
     /* writes the metadata that only this architecture reads; NULL: none */
     void (*meta)(twin_ctx *t);
@@ -71,12 +75,19 @@ typedef struct twin_arch {
     int (*finish)(gguf_rd *r);
 } twin_arch;
 
+/* An architecture whose GGUFs the reader refuses (and says why in full),
+ * with the short reason `kvplan archs --llama` prints. */
+typedef struct twin_refusal {
+    const char *gguf, *why;
+} twin_refusal;
+
 /* A family of llama.cpp architectures kept in a file of its own
  * (lib/llama/<group>.c): rows of this table and their writers.  Adding an
  * architecture is a row in one group. */
 typedef struct twin_arch_group {
     const twin_arch *arches;
     size_t n;
+    const struct twin_refusal *refused; /* {NULL, NULL} ends it; NULL: none */
 } twin_arch_group;
 
 extern const twin_arch_group twin_group_classic, twin_group_dense, twin_group_modern,
@@ -86,8 +97,6 @@ const twin_arch *twin_arch_find(const char *gguf_name);
 /* The llama.cpp architecture for a model: gguf_arch when set, else mapped
  * from the config's model_type.  NULL when llama.cpp has none. */
 const char *twin_gguf_name(const kvp_model *m);
-/* Space-separated list of the architectures kvplan can write twins of. */
-const char *twin_arch_list(int writable_only);
 
 /* Layer il of a model with n_layer trunk layers slides under period p. */
 int twin_swa_by_period(uint32_t il, uint32_t period, int dense_first);
@@ -121,6 +130,16 @@ struct twin_ctx {
     uint32_t *tmp;              /* n_layer scratch values for per-layer keys */
     /* tensor bytes written so far (the data section, unpadded) */
     uint64_t bytes;
+    /* Attention layers whose head counts differ from the first one's: the
+     * first such layer + 1 (0: none).  Most load_arch_tensors size every
+     * layer from layer 0's counts, so kvp_twin_write refuses such a model
+     * unless the architecture's meta writer sets per_layer_heads (its
+     * tensors are sized from n_head(il) / n_head_kv(il)). */
+    uint32_t heads_vary_at;
+    uint8_t per_layer_heads;
+    /* TWIN_KV_FROM_MODEL architectures: the first layer that reuses an
+     * earlier cache (n_layer when none does) */
+    uint32_t kv_from;
 };
 
 /* twin_plan.c: fills t from m; 0 or -1 with err set. */
@@ -144,6 +163,12 @@ void twin_t_qkvo(twin_ctx *t, int il, uint64_t q, uint64_t k, uint64_t v, uint64
 void twin_t_ffn(twin_ctx *t, int il, uint64_t ff);
 void twin_t_moe(twin_ctx *t, int il, uint64_t ff_exp);
 void twin_t_shexp(twin_ctx *t, int il, uint64_t ff_shexp);
+/* q and o of n_head x head_k, k and v of n_kv x head */
+void twin_t_gqa(twin_ctx *t, int il);
+/* the same with q and o pinned to n_embd (rows that set embd_tied) */
+void twin_t_gqa_embd(twin_ctx *t, int il);
+/* per-head q and k RMS norms */
+void twin_t_qk_norm(twin_ctx *t, int il);
 
 /* The per-architecture metadata (twin_meta.c) and tensor lists
  * (twin_tensors*.c) the table refers to. */
@@ -158,6 +183,7 @@ void twin_tensors_llama(twin_ctx *t);
 void twin_tensors_qwen2(twin_ctx *t);
 void twin_tensors_qwen3(twin_ctx *t);
 void twin_tensors_qwen3moe(twin_ctx *t);
+void twin_tensors_qwen2moe(twin_ctx *t);
 void twin_tensors_gemma2(twin_ctx *t);
 void twin_tensors_gemma3(twin_ctx *t);
 void twin_tensors_gemma3n(twin_ctx *t);
@@ -179,5 +205,19 @@ void twin_tensors_falcon_h1(twin_ctx *t);
 void twin_tensors_granitehybrid(twin_ctx *t);
 void twin_tensors_nemotron_h(twin_ctx *t);
 void twin_tensors_lfm2(twin_ctx *t);
+
+/* twin_tensors_ssm.c: one Mamba2 mixer (ssm_in, conv, dt, A, D, norm, out),
+ * for the state group's writers (lib/llama/state.c). */
+void twin_t_mamba2(twin_ctx *t, int il);
+
+/* twin_arch.kv_from_start for an architecture that reads where sharing
+ * starts from its metadata (gemma4: n_layer - attention.shared_kv_layers):
+ * the reader's `rules` hook sets gguf_rd.kv_from, and the twin's first
+ * shared layer (twin_ctx.kv_from) is what its meta writer writes. */
+#define TWIN_KV_FROM_MODEL (-2)
+
+/* lib/llama/windows.c: the writers of the core cohere2moe row */
+void twin_meta_cohere2moe(twin_ctx *t);
+void twin_tensors_cohere2moe(twin_ctx *t);
 
 #endif

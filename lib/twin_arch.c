@@ -23,7 +23,8 @@ static const twin_arch arches[] = {
      twin_tensors_llama, NULL, NULL},
     {"qwen2", "qwen2", SWA_NONE, 0, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 1, -1, NULL,
      twin_tensors_qwen2, NULL, NULL},
-    {"qwen2moe", "qwen2", SWA_NONE, 0, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 1, -1, NULL, NULL, NULL, NULL},
+    {"qwen2moe", "qwen2", SWA_NONE, 0, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 1, -1, NULL,
+     twin_tensors_qwen2moe, NULL, NULL},
     {"qwen3", "qwen2", SWA_NONE, 0, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 0, -1, NULL,
      twin_tensors_qwen3, NULL, NULL},
     {"qwen3moe", "qwen2", SWA_NONE, 0, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 0, -1, NULL,
@@ -39,8 +40,8 @@ static const twin_arch arches[] = {
      twin_tensors_gemma3n, NULL, NULL},
     {"cohere2", "cohere2", SWA_PERIOD, 4, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 1, -1,
      twin_meta_cohere2, twin_tensors_cohere2, NULL, NULL},
-    {"cohere2moe", "cohere2", SWA_PERIOD, 4, 1, 0, RECR_NONE, STATE_NONE, FULL, 0, 0, -1, NULL,
-     NULL, NULL, NULL},
+    {"cohere2moe", "cohere2", SWA_PERIOD, 4, 1, 0, RECR_NONE, STATE_NONE, FULL, 0, 0, -1,
+     twin_meta_cohere2moe, twin_tensors_cohere2moe, NULL, NULL}, /* writers: lib/llama/windows.c */
     {"gpt-oss", "gpt-oss", SWA_PERIOD, 2, 0, 0, RECR_NONE, STATE_NONE, FULL, 0, 0, -1, NULL,
      twin_tensors_gpt_oss, NULL, NULL},
     {"llama4", "llama4", SWA_CHUNKED, 4, 0, 8192, RECR_NONE, STATE_NONE, FULL, 0, 0, -1,
@@ -75,13 +76,12 @@ static const twin_arch arches[] = {
     /* LFM2's conv layers: n_embd x (l_cache - 1) of state, no SSM state */
     {"lfm2", "lfm2", SWA_ATTN_IF_KEY, 0, 0, 0, RECR_KV0, STATE_SHORTCONV, LINEAR, 0, 1, -1,
      twin_meta_lfm2, twin_tensors_lfm2, NULL, NULL},
-    {"rwkv6", "rwkv6", SWA_NONE, 0, 0, 0, RECR_ALL, STATE_RWKV, LINEAR, 0, 0, -1, NULL, NULL, NULL, NULL},
-    {"rwkv7", "rwkv7", SWA_NONE, 0, 0, 0, RECR_ALL, STATE_RWKV, LINEAR, 0, 0, -1, NULL, NULL, NULL, NULL},
+    /* rwkv6 and rwkv7 are in lib/llama/state.c with their twins */
 };
 
 #define N_ARCHES (sizeof arches / sizeof arches[0])
 
-static const twin_arch_group core = {arches, N_ARCHES};
+static const twin_arch_group core = {.arches = arches, .n = N_ARCHES};
 
 /* Every group, core first. */
 static const twin_arch_group *const groups[] = {
@@ -99,17 +99,31 @@ const twin_arch *twin_arch_find(const char *gguf_name)
     return NULL;
 }
 
-const char *twin_arch_list(int writable_only)
+size_t kvp_llama_arch_count(void)
 {
-    static char buf[2][4096];
-    char *b = buf[writable_only != 0];
-    if (!b[0])
-        for (size_t g = 0; g < N_GROUPS; g++)
-            for (size_t i = 0; i < groups[g]->n; i++)
-                if (!writable_only || groups[g]->arches[i].tensors)
-                    snprintf(b + strlen(b), sizeof buf[0] - strlen(b), "%s%s", b[0] ? " " : "",
-                             groups[g]->arches[i].gguf);
-    return b;
+    size_t n = 0;
+    for (size_t g = 0; g < N_GROUPS; g++)
+        n += groups[g]->n;
+    return n;
+}
+
+int kvp_llama_arch_at(size_t i, kvp_llama_arch_info *out)
+{
+    for (size_t g = 0; g < N_GROUPS; g++) {
+        if (i < groups[g]->n) {
+            const twin_arch *a = &groups[g]->arches[i];
+            out->name = a->gguf;
+            out->family = a->family ? a->family : "";
+            out->twin = a->tensors != NULL;
+            out->refused = NULL;
+            for (const twin_refusal *f = groups[g]->refused; f && f->gguf; f++)
+                if (strcmp(f->gguf, a->gguf) == 0)
+                    out->refused = f->why;
+            return 0;
+        }
+        i -= groups[g]->n;
+    }
+    return -1;
 }
 
 /* model_types that lib/arch.c does not map (architectures kvplan reads from

@@ -58,7 +58,10 @@ static void heads(twin_ctx *t)
     u32(t, "attention.value_length", t->a->mla ? t->kv_lora_rank : t->hv);
     if (t->hk_swa != t->hk || t->hv_swa != t->hv) {
         u32(t, "attention.key_length_swa", t->hk_swa);
-        u32(t, "attention.value_length_swa", t->hv_swa);
+        /* sliding MLA layers (dots3note): the latent's rank, as value_length is */
+        u32(t, "attention.value_length_swa",
+            t->a->mla && !t->hv_swa && t->hk_swa > t->mla_rope ? t->hk_swa - t->mla_rope
+                                                               : t->hv_swa);
     }
 }
 

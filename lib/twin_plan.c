@@ -73,13 +73,18 @@ static int check_kind(twin_ctx *t, uint32_t il, kvp_error *err)
         return fail(t, err, "an attention layer in an attention-free architecture", il);
     if (a->recr == RECR_BOTH && !(attn && recr))
         return fail(t, err, "every layer must run attention and Mamba2 side by side", il);
-    if (!attn && !recr && a->recr != RECR_KV0_FF0)
+    /* deci reads its KV-less layers as none (recurrent kind none, no state) */
+    if (!attn && !recr && a->recr != RECR_KV0_FF0 && a->recr_kind != KVP_LAYER_NONE)
         return fail(t, err, "a layer without attention or state", il);
     if (attn && !L->n_kv_heads && (a->recr == RECR_KV0 || a->recr == RECR_KV0_FF0))
         return fail(t, err, "an attention layer without KV heads would read as recurrent", il);
-    if ((L->kind == KVP_LAYER_MLA) != (a->mla != 0) && attn && L->kind != KVP_LAYER_SHARED)
+    /* dots3note's sliding layers are MLA too: sliding layers of a latent (mla_heads, no V) */
+    int mla = L->kind == KVP_LAYER_MLA ||
+              (a->mla && L->kind == KVP_LAYER_SLIDING && L->mla_heads && !L->head_dim_v);
+    if (mla != (a->mla != 0) && attn && L->kind != KVP_LAYER_SHARED)
         return fail(t, err, a->mla ? "a non-MLA attention layer" : "an MLA layer", il);
-    int32_t from = a->kv_from_start;
+    int32_t from = a->kv_from_start == TWIN_KV_FROM_MODEL ? (int32_t)t->kv_from
+                                                         : a->kv_from_start;
     int shared_here = from >= 0 && il >= (uint32_t)from;
     if ((L->kind == KVP_LAYER_SHARED) != shared_here)
         return fail(t, err, shared_here ? "llama.cpp shares this layer's cache"
@@ -112,8 +117,9 @@ static int plan_attention(twin_ctx *t, uint32_t il, kvp_error *err)
     /* most load_arch_tensors size every layer's projections from layer 0's
      * head counts; only the hybrids with per-layer KV read them per layer */
     int per_layer_ok = t->a->recr == RECR_KV0 || t->a->recr == RECR_KV0_FF0;
-    if (!per_layer_ok && (t->n_head[il] != t->n_head0 || t->n_kv[il] != t->n_kv0))
-        return fail(t, err, "attention layers with different head counts", il);
+    if (!per_layer_ok && !t->heads_vary_at &&
+        (t->n_head[il] != t->n_head0 || t->n_kv[il] != t->n_kv0))
+        t->heads_vary_at = il + 1; /* kvp_twin_write decides, once the writer has said */
     if (L->kind == KVP_LAYER_MLA)
         return same(t, err, &t->hk, L->head_dim_k, "MLA layers of different latent sizes", il) ||
                same(t, err, &t->mla_k, L->mla_k_head_dim, "MLA layers of different heads", il) ||
@@ -143,6 +149,9 @@ static int plan_state(twin_ctx *t, uint32_t il, kvp_error *err)
 
 static int plan_layers(twin_ctx *t, kvp_error *err)
 {
+    t->kv_from = t->n_layer;
+    for (uint32_t il = t->n_layer; il-- > 0 && t->m->layers[il].kind == KVP_LAYER_SHARED;)
+        t->kv_from = il; /* the trailing run of shared layers */
     for (uint32_t il = 0; il < t->n_layer; il++) {
         const kvp_layer *L = &t->m->layers[il];
         t->is_attn[il] = (uint8_t)is_attn_kind(L->kind);
@@ -203,8 +212,8 @@ static int plan_dt_rank(twin_ctx *t, uint64_t n_embd, kvp_error *err)
         return 0;
     for (uint32_t il = 0; il < t->m->n_layers && !heads; il++)
         heads = t->m->layers[il].d_inner ? t->m->layers[il].n_ssm_heads : 0;
-    if (heads && t->n_group && t->d_inner % heads == 0) {
-        t->dt_rank = heads; /* the config's own head count */
+    if (heads && t->d_inner % heads == 0) {
+        t->dt_rank = heads; /* the config's own head count (PLaMo2: with no groups) */
     } else if (t->a->recr == RECR_INTERVAL) {
         if (!t->d_state || t->d_inner % t->d_state)
             return kvp_fail(err, KVP_EINPUT, "%s: Gated DeltaNet d_inner %llu is not a whole "
@@ -222,7 +231,9 @@ static int plan_dt_rank(twin_ctx *t, uint64_t n_embd, kvp_error *err)
     } else {
         t->dt_rank = (uint32_t)((n_embd + 15) / 16);
     }
-    if (t->a->embd_tied && t->a->state == STATE_SSM && t->d_inner != 2 * n_embd)
+    /* a Mamba mixer sized from n_embd (qwen4exp pins n_embd for its PLE row, not this) */
+    if (t->a->embd_tied && t->a->state == STATE_SSM && t->a->recr_kind == KVP_LAYER_MAMBA &&
+        t->d_inner != 2 * n_embd)
         return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s needs d_inner = 2 x hidden_size "
                         "(%llu != 2 x %llu)", t->m->name, t->a->gguf,
                         (unsigned long long)t->d_inner, (unsigned long long)n_embd);
@@ -238,13 +249,26 @@ static int plan_dims(twin_ctx *t, kvp_error *err)
                         m->name);
     if (t->a->state == STATE_SHORTCONV && t->d_inner && t->d_inner != m->hidden_size)
         return kvp_fail(err, KVP_EINPUT, "%s: LFM2's conv state spans hidden_size", m->name);
+    /* KDA and lightning attention states are sized by layer 0's head count
+     * (n_embd_r, n_embd_s in llama-hparams.cpp) */
+    if (t->a->state == STATE_KDA && t->d_inner &&
+        (t->n_group != t->n_head0 || t->d_inner != (uint64_t)t->n_group * t->d_state))
+        return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s sizes the KDA state by the attention "
+                        "head count (%u), and this model's KDA has %u heads", m->name,
+                        t->a->gguf, t->n_head0, t->n_group);
+    if (t->a->state == STATE_LA && t->d_inner &&
+        (t->d_conv > 1 || t->d_state != t->hk || t->d_inner != (uint64_t)t->n_head0 * t->hk))
+        return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s keeps a lightning-attention state "
+                        "of heads x head_dim^2 of the attention layers' shape", m->name,
+                        t->a->gguf);
     if (plan_dt_rank(t, m->hidden_size, err))
         return -1;
     t->n_embd = m->hidden_size;
     if (t->kv_only && !t->a->embd_tied && t->n_embd > KVONLY_EMBD)
         t->n_embd = KVONLY_EMBD;
-    t->n_vocab = t->kv_only && (!m->n_vocab || m->n_vocab > KVONLY_VOCAB) ? KVONLY_VOCAB
-                                                                          : m->n_vocab;
+    t->n_vocab = t->kv_only && t->a->embd_tied < 2 && (!m->n_vocab || m->n_vocab > KVONLY_VOCAB)
+                     ? KVONLY_VOCAB
+                     : m->n_vocab;
     if (!t->n_vocab)
         return kvp_fail(err, KVP_EINPUT, "%s: vocab_size is unknown; a full twin needs it "
                         "(--kv-only does not)", m->name);

@@ -80,7 +80,7 @@ void twin_t_shexp(twin_ctx *t, int il, uint64_t ff_shexp)
 
 /* The usual GQA projections: q and o of n_head x head_k, k and v of
  * n_kv x head. */
-static void gqa(twin_ctx *t, int il)
+void twin_t_gqa(twin_ctx *t, int il)
 {
     uint64_t h = t->n_head[il], kv = t->n_kv[il];
     twin_t_qkvo(t, il, h * t->lhk[il], kv * t->lhk[il], kv * t->lhv[il], h * t->lhk[il]);
@@ -88,13 +88,13 @@ static void gqa(twin_ctx *t, int il)
 
 /* q and o pinned to n_embd (qwen2, cohere2, jamba...): the graph reshapes
  * n_embd into heads. */
-static void gqa_embd(twin_ctx *t, int il)
+void twin_t_gqa_embd(twin_ctx *t, int il)
 {
     uint64_t kv = t->n_kv[il];
     twin_t_qkvo(t, il, t->n_embd, kv * t->lhk[il], kv * t->lhv[il], t->n_embd);
 }
 
-static void qk_norm(twin_ctx *t, int il)
+void twin_t_qk_norm(twin_ctx *t, int il)
 {
     twin_tensor(t, il, "blk.%d.attn_k_norm.weight", F, t->lhk[il], 0, 0);
     twin_tensor(t, il, "blk.%d.attn_q_norm.weight", F, t->lhk[il], 0, 0);
@@ -108,7 +108,7 @@ void twin_tensors_llama(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa(t, il);
+        twin_t_gqa(t, il);
         twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
         if (t->n_expert)
             twin_t_moe(t, il, t->n_ff);
@@ -122,7 +122,7 @@ void twin_tensors_qwen2(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa_embd(t, il);
+        twin_t_gqa_embd(t, il);
         twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
         twin_t_ffn(t, il, t->n_ff);
     }
@@ -133,8 +133,8 @@ void twin_tensors_qwen3(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa(t, il);
-        qk_norm(t, il);
+        twin_t_gqa(t, il);
+        twin_t_qk_norm(t, il);
         twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
         twin_t_ffn(t, il, t->n_ff);
     }
@@ -145,10 +145,25 @@ void twin_tensors_qwen3moe(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa(t, il);
-        qk_norm(t, il);
+        twin_t_gqa(t, il);
+        twin_t_qk_norm(t, il);
         twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
         twin_t_moe(t, il, t->n_ff_exp);
+    }
+}
+
+/* qwen2moe (Qwen1.5-MoE, Qwen2-57B-A14B): qwen2's n_embd-wide q and o,
+ * every layer MoE with a gated shared expert (src/models/qwen2moe.cpp) */
+void twin_tensors_qwen2moe(twin_ctx *t)
+{
+    twin_t_embd(t, TW_OUTPUT, NULL);
+    for (int il = 0; il < (int)t->n_layer; il++) {
+        twin_t_norm(t, il, "blk.%d.attn_norm.weight");
+        twin_t_gqa_embd(t, il);
+        twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
+        twin_t_moe(t, il, t->n_ff_exp);
+        twin_tensor(t, il, "blk.%d.ffn_gate_inp_shexp.weight", F, t->n_embd, 0, 0);
+        twin_t_shexp(t, il, t->n_ff_shexp ? t->n_ff_shexp : t->n_ff);
     }
 }
 
@@ -173,7 +188,7 @@ void twin_tensors_gemma2(twin_ctx *t)
     twin_t_embd(t, TW_NO_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa(t, il);
+        twin_t_gqa(t, il);
         twin_t_norm(t, il, "blk.%d.post_attention_norm.weight");
         twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
         twin_t_ffn(t, il, t->n_ff);
@@ -184,9 +199,9 @@ void twin_tensors_gemma2(twin_ctx *t)
 static void gemma3_block(twin_ctx *t, int il)
 {
     twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-    gqa(t, il);
+    twin_t_gqa(t, il);
     twin_t_norm(t, il, "blk.%d.post_attention_norm.weight");
-    qk_norm(t, il);
+    twin_t_qk_norm(t, il);
     twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
     twin_t_ffn(t, il, t->n_ff);
     twin_t_norm(t, il, "blk.%d.post_ffw_norm.weight");
@@ -234,7 +249,7 @@ void twin_tensors_cohere2(twin_ctx *t)
     twin_t_embd(t, TW_NO_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa_embd(t, il);
+        twin_t_gqa_embd(t, il);
         twin_t_ffn(t, il, t->n_ff);
     }
 }
@@ -247,7 +262,7 @@ void twin_tensors_gpt_oss(twin_ctx *t)
         uint64_t fe = t->n_ff_exp, x = t->n_expert;
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
         twin_t_norm(t, il, "blk.%d.post_attention_norm.weight");
-        gqa(t, il);
+        twin_t_gqa(t, il);
         twin_tensor(t, il, "blk.%d.attn_sinks.weight", F, t->n_head[il], 0, 0);
         twin_t_moe(t, il, fe);
         twin_tensor(t, il, "blk.%d.attn_output.bias", F, t->n_embd, 0, 0);
@@ -264,7 +279,7 @@ void twin_tensors_llama4(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa(t, il);
+        twin_t_gqa(t, il);
         twin_t_norm(t, il, "blk.%d.ffn_norm.weight");
         twin_t_moe(t, il, t->n_ff_exp);
         twin_t_shexp(t, il, t->n_ff_exp);
@@ -277,7 +292,7 @@ void twin_tensors_olmo2(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         uint64_t head = t->n_embd / t->n_head[il];
-        gqa_embd(t, il);
+        twin_t_gqa_embd(t, il);
         twin_tensor(t, il, "blk.%d.attn_q_norm.weight", F, t->n_embd, 0, 0);
         twin_tensor(t, il, "blk.%d.attn_k_norm.weight", F, t->n_kv[il] * head, 0, 0);
         twin_t_norm(t, il, "blk.%d.post_attention_norm.weight");
@@ -293,7 +308,7 @@ void twin_tensors_glm4moe(twin_ctx *t)
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
-        gqa(t, il);
+        twin_t_gqa(t, il);
         twin_t_norm(t, il, "blk.%d.post_attention_norm.weight");
         if ((uint32_t)il < t->n_dense_lead) {
             twin_t_ffn(t, il, t->n_ff);
@@ -311,7 +326,7 @@ void twin_tensors_minimax_m2(twin_ctx *t)
 {
     twin_t_embd(t, TW_OUTPUT, NULL);
     for (int il = 0; il < (int)t->n_layer; il++) {
-        gqa(t, il);
+        twin_t_gqa(t, il);
         twin_t_norm(t, il, "blk.%d.attn_norm.weight");
         twin_tensor(t, il, "blk.%d.attn_q_norm.weight", F, (uint64_t)t->n_head[il] * t->lhk[il],
                     0, 0);

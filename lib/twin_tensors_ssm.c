@@ -226,3 +226,7 @@ void twin_tensors_lfm2(twin_ctx *t)
         }
     }
 }
+
+/* ---- building blocks for the groups of lib/llama/ ------------------------------ */
+
+void twin_t_mamba2(twin_ctx *t, int il) { mamba2_mixer(t, il); }

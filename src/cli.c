@@ -70,6 +70,8 @@ static const struct opt {
     {"apply", {"--apply", NULL}, 1},
     {"host-memory", {"--host-memory", NULL}, 1},
     {"explain", {"--explain", NULL}, 0},
+    {"family", {"--family", NULL}, 1},
+    {"llama", {"--llama", NULL}, 0},
 };
 
 /* vLLM's options, so commands can accept them as a set. */
@@ -208,6 +210,8 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->apply = val;
     } else if (!strcmp(k, "explain")) {
         o->explain = 1;
+    } else if (!strcmp(k, "family")) {
+        o->family = val;
     } else if (!strcmp(k, "output")) {
         o->out = val;
     } else if (!strcmp(k, "kv-only")) {
@@ -223,6 +227,8 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         return set_vllm_opt(k, arg, val, o);
     } else if (!strcmp(k, "json")) {
         o->json = 1;
+    } else if (!strcmp(k, "llama")) {
+        o->llama_archs = 1;
     }
     return 0;
 }
@@ -312,7 +318,7 @@ int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m)
     kvp_error e;
     if (!o->model)
         return cli_fail(EXIT_USAGE, "%s: no model given (see kvplan %s --help)", cmd, cmd);
-    return kvp_model_load(o->model, m, &e) ? cli_fail_err(&e) : 0;
+    return kvp_model_load_family(o->model, o->family, m, &e) ? cli_fail_err(&e) : 0;
 }
 
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n)

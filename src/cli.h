@@ -52,6 +52,8 @@ typedef struct cli_opts {
     uint64_t host_memory;    /* techniques --host-memory */
     int explain;
     uint64_t capacity_blocks, capacity_tokens;
+    const char *family;      /* --family NAME: read the config.json by this rule set */
+    int llama_archs;         /* archs --llama */
 } cli_opts;
 
 /* Prints "kvplan: msg" on stderr and returns code. */
@@ -84,6 +86,7 @@ void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p);
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
 
 int cmd_models(int argc, char **argv);
+int cmd_archs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

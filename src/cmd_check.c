@@ -25,6 +25,8 @@ static const char help[] =
     "predicts the token capacity and concurrency and checks the logged ones fall in it;\n"
     "vLLM's own flags (-tp, --block-size, --kv-cache-dtype, prefix caching) are not in\n"
     "those lines, so give them as you ran.\n"
+    "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
+    "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "Exit status: 0 everything matches, 3 a difference (shown), 1 bad input.\n"
     "\n"
     "examples:\n"
@@ -156,7 +158,7 @@ int cmd_check(int argc, char **argv)
     size_t len;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = cli_parse(argc, argv, "models llama-version vllm", &o);
+    int rc = cli_parse(argc, argv, "models llama-version vllm family", &o);
     if (rc)
         return rc;
     if (o.n_models != 2)

@@ -19,6 +19,8 @@ static const char help[] =
     "  --variants LIST   f16 (the flags as given), q8_0 / q4_0 (K and V cache type),\n"
     "                    swa-full (llama.cpp's --swa-full, for models with windows)\n"
     "The llama.cpp and vLLM flags of `kvplan mem` apply to their cells.\n"
+    "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
+    "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"
     "examples:\n"
     "  kvplan compare qwen3-8b gemma-3-4b-it qwen3.5-9b\n"
@@ -131,7 +133,7 @@ int cmd_compare(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "models ctx-list ctx-size parallel cache-type-k cache-type-v runtime json "
                        "batch-size ubatch-size flash-attn swa-full kv-unified no-kv-unified "
-                       "llama-version variants vllm",
+                       "llama-version variants vllm family",
                        &o);
     if (rc)
         return rc;

@@ -20,6 +20,8 @@ static const char help[] =
     "                    requests at max_model_len N (its concurrency, rounded down)\n"
     "The flags of `kvplan mem` for each runtime apply (-ctk/-ctv, -fa, -ub, --swa-full,\n"
     "--kv-cache-dtype, --block-size, -tp, ...). Sizes are binary: MiB = 2^20 bytes.\n"
+    "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
+    "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"
     "examples:\n"
     "  kvplan fit qwen3-8b --memory 24GiB\n"
@@ -60,7 +62,8 @@ int cmd_fit(int argc, char **argv)
         return fputs(help, stdout), 0;
     rc = cli_parse(argc, argv,
                    "memory ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
-                   "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version vllm",
+                   "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version vllm "
+                   "family",
                    &o);
     if (rc)
         return rc;

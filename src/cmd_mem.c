@@ -15,6 +15,9 @@ static const char help[] =
     "  -ctk, --cache-type-k  K cache type: f32 f16 bf16 fp8 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl\n"
     "  -ctv, --cache-type-v  V cache type (same list); default f16 for both\n"
     "  --json                JSON schema 1 (every byte count an integer)\n"
+    "  --family NAME         read MODEL's config.json by kvplan's rule set NAME (llama,\n"
+    "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
+    "                        output says so\n"
     "llama.cpp only:\n"
     "  -b, --batch-size N    logical batch, default 2048\n"
     "  -ub, --ubatch-size N  micro-batch, default 512 (sliding-window caches hold W + ub)\n"
@@ -63,6 +66,9 @@ static void theory_table(const kvp_model *m, const kvp_theory_result *r)
     if (r->full_equiv_bytes != r->total_bytes)
         printf("with every window/chunk layer as full attention: %s MiB\n",
                fmt_mib(r->full_equiv_bytes, a, sizeof a));
+    if (r->indexer_per_token_bytes)
+        printf("of which DSA indexer keys (K type, one head per layer): %s B/token\n",
+               fmt_int(r->indexer_per_token_bytes, a, sizeof a));
     if (r->has_mla) {
         uint64_t x = r->mla_expanded_per_token_bytes * p->n_ctx;
         printf("MLA stores one latent per token; expanded to per-head K/V it would be %s B/token "
@@ -333,7 +339,7 @@ int cmd_mem(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
                        "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version "
-                       "vllm",
+                       "vllm family",
                        &o);
     if (rc)
         return rc;

@@ -21,7 +21,7 @@ int cmd_models(int argc, char **argv)
     if (o.model)
         return cli_fail(EXIT_USAGE, "models: takes no model argument");
     if (!o.json)
-        printf("%-32s %-14s %6s  %-32s %14s %14s  %s\n", "name", "arch", "layers", "layer kinds",
+        printf("%-32s %-18s %6s  %-32s %14s %14s  %s\n", "name", "arch", "layers", "layer kinds",
                "KV B/token", "state B/seq", "model id");
     else
         printf("{\n  \"schema\": %d,\n  \"models\": [\n", KVPLAN_JSON_SCHEMA);
@@ -46,7 +46,7 @@ int cmd_models(int argc, char **argv)
                    (unsigned long long)r.fixed_bytes_per_seq,
                    i + 1 < kvp_catalog_count() ? "," : "");
         else
-            printf("%-32s %-14s %6u  %-32s %14s %14s  %s\n", e->name, m->arch, m->n_layers,
+            printf("%-32s %-18s %6u  %-32s %14s %14s  %s\n", e->name, m->arch, m->n_layers,
                    fmt_kinds(m, kinds, sizeof kinds), fmt_int(r.per_token_bytes, a, sizeof a),
                    fmt_int(r.fixed_bytes_per_seq, b, sizeof b), e->model_id);
         kvp_model_free(m);

@@ -12,6 +12,8 @@ static const char help[] =
     "SVG: one band per layer kind and the fixed state (theory), or per cache as\n"
     "llama.cpp prints them. The runtime flags of `kvplan mem` apply (-np, -ctk/-ctv,\n"
     "-ub, --swa-full, ...). An existing OUT.svg is kept unless --force.\n"
+    "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
+    "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"
     "examples:\n"
     "  kvplan plot gemma-3-4b-it -o gemma.svg\n"
@@ -29,7 +31,7 @@ int cmd_plot(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "output force ctx-size parallel cache-type-k cache-type-v runtime "
                        "batch-size ubatch-size flash-attn swa-full kv-unified no-kv-unified "
-                       "llama-version",
+                       "llama-version family",
                        &o);
     if (rc)
         return rc;

@@ -8,16 +8,19 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: kvplan show MODEL [-ctk TYPE] [-ctv TYPE] [--json]\n"
+    "usage: kvplan show MODEL [-ctk TYPE] [-ctv TYPE] [--family NAME] [--json]\n"
     "\n"
     "Prints the architecture card: each group of layers (kind, count, which layers,\n"
     "shape), the cache bytes per token and the fixed state per sequence (theory\n"
     "runtime, f16 cache unless -ctk/-ctv say otherwise), and where every number came\n"
     "from in the config.\n"
+    "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
+    "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"
     "examples:\n"
     "  kvplan show qwen3.5-9b\n"
-    "  kvplan show ./Qwen3-8B/config.json --json\n";
+    "  kvplan show ./Qwen3-8B/config.json --json\n"
+    "  kvplan show ./MyLlamaClone/config.json --family llama\n";
 
 static void shape_text(const kvp_layer *L, char *b, size_t n)
 {
@@ -41,6 +44,12 @@ static void shape_text(const kvp_layer *L, char *b, size_t n)
         break;
     case KVP_LAYER_SLIDING:
     case KVP_LAYER_CHUNKED:
+        if (L->mla_heads && !L->head_dim_v) { /* a sliding MLA latent (dots.3-note) */
+            snprintf(b, n, "latent %u, no V, window %u (expanded: %u heads x %u (K) + %u (V))",
+                     L->head_dim_k, L->window, L->mla_heads, L->mla_k_head_dim,
+                     L->mla_v_head_dim);
+            break;
+        }
         snprintf(b, n, "%u kv heads x %u (K) + %u (V), %s %u", L->n_kv_heads, L->head_dim_k,
                L->head_dim_v, L->kind == KVP_LAYER_SLIDING ? "window" : "chunk", L->window);
         break;
@@ -55,9 +64,20 @@ static void shape_text(const kvp_layer *L, char *b, size_t n)
                kvp_dtype_name(L->conv_dtype), (unsigned long long)L->d_inner, L->d_state,
                kvp_dtype_name(L->ssm_dtype));
         break;
+    case KVP_LAYER_CROSS: /* the encoder's tokens, a fixed count per sequence */
+        snprintf(b, n, "%u kv heads x %u (K) + %u (V), %u encoder tokens", L->n_kv_heads,
+                 L->head_dim_k, L->head_dim_v, L->window);
+        break;
     default:
         snprintf(b, n, "no cache");
     }
+    size_t len = strlen(b);
+    if (L->indexer_head_dim && len < n) /* DSA: the indexer's key beside the cache */
+        snprintf(b + len, n - len, "; indexer key %u", L->indexer_head_dim);
+    len = strlen(b);
+    if (L->ple_conv_state && len < n) /* Qwen4-Exp's PLE layer */
+        snprintf(b + len, n - len, "; PLE conv history %llu",
+                 (unsigned long long)L->ple_conv_state);
 }
 
 static int card(const kvp_model *m, const cli_opts *o)
@@ -92,6 +112,9 @@ static int card(const kvp_model *m, const cli_opts *o)
     printf("\n  cache bytes per token (K %s, V %s): %s B", kvp_dtype_name(p.type_k),
            kvp_dtype_name(p.type_v), fmt_int(r.per_token_bytes, a, sizeof a));
     printf(" (%.2f KiB)\n", (double)r.per_token_bytes / 1024.0);
+    if (r.indexer_per_token_bytes)
+        printf("  of which DSA indexer keys (in the K type): %s B per token\n",
+               fmt_int(r.indexer_per_token_bytes, a, sizeof a));
     if (r.has_mla)
         printf("  if a converter expanded MLA to per-head K/V: %s B per token\n",
                fmt_int(r.mla_expanded_per_token_bytes, a, sizeof a));
@@ -114,7 +137,7 @@ int cmd_show(int argc, char **argv)
     kvp_model *m;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = cli_parse(argc, argv, "cache-type-k cache-type-v json", &o);
+    int rc = cli_parse(argc, argv, "cache-type-k cache-type-v json family", &o);
     if (rc || (rc = cli_load_model(&o, "show", &m)))
         return rc;
     if (o.json) {

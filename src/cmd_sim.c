@@ -41,6 +41,9 @@ static const char help[] =
     "                        --gpu, --kv-cache-memory, -tp ...); full-attention and MLA\n"
     "                        models only\n"
     "  --block-size B        tokens per block (default 16; 512 for --trace)\n"
+    "  --family NAME         read MODEL's config.json by kvplan's rule set NAME (llama,\n"
+    "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
+    "                        output says so\n"
     "\n"
     "A request larger than the pool is counted as a miss (all its prompt computed,\n"
     "the cache untouched) and reported as oversized.\n"
@@ -253,7 +256,7 @@ int cmd_sim(int argc, char **argv)
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
     int rc = cli_parse(argc, argv, "trace workload capacity-blocks capacity-tokens sweep "
-                       "block-size json vllm", &o);
+                       "block-size json vllm family", &o);
     if (rc)
         return rc;
     if (!o.sim_trace == !o.sim_workload)

@@ -6,10 +6,12 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: kvplan MODEL [-np S] [-ctk TYPE] [-ctv TYPE]\n"
+    "usage: kvplan MODEL [-np S] [-ctk TYPE] [-ctv TYPE] [--family NAME]\n"
     "\n"
     "Prints the KV cache and fixed state of MODEL at 4K, 32K and 128K tokens\n"
-    "(theory runtime). `kvplan show MODEL` explains each number.\n";
+    "(theory runtime). `kvplan show MODEL` explains each number.\n"
+    "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
+    "                 ...), for an architecture kvplan cannot name; the output says so\n";
 
 int cmd_summary(int argc, char **argv)
 {
@@ -19,7 +21,7 @@ int cmd_summary(int argc, char **argv)
     char kinds[256], a[32], b[32], c[32], d[32];
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = cli_parse(argc, argv, "parallel cache-type-k cache-type-v", &o);
+    int rc = cli_parse(argc, argv, "parallel cache-type-k cache-type-v family", &o);
     if (rc || (rc = cli_load_model(&o, "kvplan", &m)))
         return rc;
     printf("%s: %s, %u layers (%s)\n", m->name, m->arch, m->n_layers,

@@ -51,6 +51,9 @@ static const char help[] =
     "                          compressed=R[:W]|nsa\n"
     "  --host-memory SIZE    the offload row's host tier (default 128GiB)\n"
     "  --explain             what each row changes and assumes, and its source\n"
+    "  --family NAME         read MODEL's config.json by kvplan's rule set NAME (llama,\n"
+    "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
+    "                        output says so\n"
     "  --json                JSON schema 1: one object per row (id, kind, unit, baseline,\n"
     "                        value, multiplier, label, already_used, assumptions)\n"
     "The flags of kvplan mem for each runtime apply (-ctk/-ctv, -fa, -ub, --gpu,\n"
@@ -419,7 +422,7 @@ int cmd_techniques(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
                        "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version "
-                       "memory workload trace apply host-memory explain vllm",
+                       "memory workload trace apply host-memory explain vllm family",
                        &o);
     if (rc)
         return rc;

@@ -23,6 +23,8 @@ static const char help[] =
     "                     the graph allows, FFN and expert widths, expert count,\n"
     "                     vocabulary) and keep every value that does\n"
     "  --force            overwrite PATH if it exists\n"
+    "  --family NAME      read MODEL's config.json by kvplan's rule set NAME, for an\n"
+    "                     architecture kvplan cannot name\n"
     "\n"
     "MTP (nextn) layers are left out, as llama.cpp's main context leaves them out.\n"
     "\n"
@@ -63,7 +65,7 @@ int cmd_twin(int argc, char **argv)
     kvp_error e;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = cli_parse(argc, argv, "output kv-only force", &o);
+    int rc = cli_parse(argc, argv, "output kv-only force family", &o);
     if (rc)
         return rc;
     if (!o.out || !*o.out) {

@@ -12,6 +12,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  models                 the built-in model catalog\n"
+    "  archs [WORD]           the architectures kvplan reads (config.json and GGUF)\n"
     "  show MODEL             architecture card: layer kinds, bytes/token, state, provenance\n"
     "  mem MODEL [options]    memory for a context length and settings\n"
     "  compare MODEL...       several models, runtimes and lengths in one table\n"
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
     } cmds[] = {{"models", cmd_models}, {"show", cmd_show},   {"mem", cmd_mem},
                 {"compare", cmd_compare}, {"twin", cmd_twin},  {"fit", cmd_fit},
                 {"check", cmd_check},     {"plot", cmd_plot}, {"sim", cmd_sim},
-                {"techniques", cmd_techniques}};
+                {"techniques", cmd_techniques}, {"archs", cmd_archs}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

@@ -206,8 +206,12 @@ static int block_size_row(tech_ctx *c, const kvp_vllm_params *base, kvp_error *e
         uint64_t blocks, pool;
         uint32_t bs;
         v.block_size = sizes[i];
-        if (reservation(c, &v, L, &blocks, &pool, &bs, err))
-            return -1;
+        if (reservation(c, &v, L, &blocks, &pool, &bs, err)) {
+            /* vLLM refuses this block size for the model (DeepSeek sparse
+             * attention takes multiples of 64): say so instead of a sweep */
+            snprintf(row->reason, sizeof row->reason, "%s", err->msg);
+            return 0;
+        }
         if (bs != sizes[i]) {
             snprintf(row->reason, sizeof row->reason, "vLLM sets this model's block size "
                      "itself (%u tokens: an attention page must hold a whole state), so "
@@ -283,10 +287,30 @@ static int offload_row(tech_ctx *c, const kvp_vllm_params *v, kvp_error *err)
     return 0;
 }
 
+/* A model vLLM cannot serve at all (it has no class for it, or removed it)
+ * has no paged pool to place: the section's rows say why, and the other
+ * sections, which need no vLLM, still stand. */
+static int refused_rows(tech_ctx *c, const char *why, kvp_error *err)
+{
+    static const char *const ids[3] = {"paged", "paged", "offload"};
+    static const char *const variants[3] = {"reservation per request",
+                                            "block size 8 / 16 / 32 / 64", "host tier"};
+    for (int i = 0; i < 3; i++) {
+        kvp_tech_row *row = tech_row_new(c, ids[i], KVP_TECH_PLACE);
+        if (!row)
+            return kvp_fail(err, KVP_EINPUT, "too many technique rows");
+        snprintf(row->variant, sizeof row->variant, "%s", variants[i]);
+        snprintf(row->reason, sizeof row->reason, "vLLM's block pool: %s", why);
+    }
+    return 0;
+}
+
 int tech_place_rows(tech_ctx *c, kvp_error *err)
 {
     kvp_vllm_params v;
     tech_vllm_settings(c, &v);
+    if (c->m->vllm_refusal[0])
+        return refused_rows(c, c->m->vllm_refusal, err);
     return paged_row(c, &v, err) || block_size_row(c, &v, err) || offload_row(c, &v, err) ? -1
                                                                                           : 0;
 }

@@ -340,6 +340,7 @@ run_model() {
     # a config path (relative to the repository) is named by its file
     name=${m##*/}
     name=${name%.json}
+    name=${name%.gguf}
     case $m in */*) [ "${m#/}" != "$m" ] || m=$root/$m ;; esac
     # the twin
     if [ -n "$twins" ] && [ -f "$twins/$name.gguf" ]; then

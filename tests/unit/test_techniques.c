@@ -264,6 +264,17 @@ static void catalog(void)
         for (int k = 0; k < 3; k++) {
             kvp_tech_result *r = run(e->name, rts[k], rts[k] == KVP_RT_VLLM ? 2048 : 4096,
                                      rts[k] == KVP_RT_VLLM ? vllm_small : NULL);
+            /* Mllama: llama.cpp v0.5.0 has no such architecture and vLLM
+             * removed it in v0.11.0; both refuse it, theory prices it */
+            int refused = !strcmp(e->name, "llama-3.2-90b-vision-instruct") && k > 0;
+            if (refused) {
+                if (r) {
+                    printf("# %s runtime %d should refuse\n", e->name, k);
+                    all_ok = 0;
+                }
+                free(r);
+                continue;
+            }
             if (!r) {
                 printf("# %s runtime %d failed\n", e->name, k);
                 all_ok = 0;
@@ -289,7 +300,7 @@ static void catalog(void)
             free(r);
         }
     }
-    CHECK("every catalog model runs in theory, llama.cpp and vLLM", all_ok);
+    CHECK("every catalog model runs in theory, llama.cpp and vLLM (Mllama refused by both)", all_ok);
     CHECK("every run has the twelve ids", ids_ok);
     CHECK("every row is priced or refused with a reason", rows_ok);
 }
