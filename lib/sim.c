@@ -314,7 +314,9 @@ static int replay(const kvp_workload *w, sim_pool *p, uint32_t *buf, kvp_sim_res
             out->oversized++; /* vLLM would refuse it; here it is all computed */
             continue;
         }
-        sim_req r = {.hashes = w->hashes + q->hash_off, .n_hashes = q->n_hashes,
+        /* a trace whose prompts never fill a block has no hashes at all */
+        sim_req r = {.hashes = q->n_hashes ? w->hashes + q->hash_off : NULL,
+                     .n_hashes = q->n_hashes,
                      .blocks = buf, .cap = p->usable};
         kvp_error why;
         if (sim_pool_admit(p, &r, q->prompt_tokens, &why) || sim_pool_grow(p, &r, kv, &why))
