@@ -16,10 +16,12 @@ B       ?= $(if $(SAN),build-san,build)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm
+CURL_CFLAGS    := $(shell pkg-config --cflags libcurl 2>/dev/null)
+CURL_LIBS      := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -D_DEFAULT_SOURCE \
-           -Iinclude $(JANSSON_CFLAGS)
+           -Iinclude $(JANSSON_CFLAGS) $(CURL_CFLAGS)
 ifneq ($(SAN),)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
@@ -57,16 +59,16 @@ $(B)/libkvplan.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/libkvplan.so: $(LIB_OBJ) lib/kvplan.map
-	$(CC) -shared -Wl,--version-script=lib/kvplan.map -o $@ $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIBS)
+	$(CC) -shared -Wl,--version-script=lib/kvplan.map -o $@ $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
 $(B)/src/%.o: src/%.c src/*.h include/kvplan.h | $(B)/src
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/kvplan: $(CLI_OBJ) $(B)/libkvplan.a
-	$(CC) -o $@ $^ $(LDFLAGS) $(JANSSON_LIBS)
+	$(CC) -o $@ $^ $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libkvplan.a | $(B)/tests
-	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
 check: $(B)/kvplan $(UNIT_BIN)
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
@@ -112,7 +114,7 @@ $(B)/bench:
 	@mkdir -p $@
 
 $(B)/bench/bench_gguf: bench/bench_gguf.c lib/gguf.h $(B)/libkvplan.a | $(B)/bench
-	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) -ldl
+	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS) -ldl
 
 bench: $(B)/bench/bench_gguf
 	@BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/run.sh
@@ -124,7 +126,7 @@ oracle: $(B)/kvplan
 # linear-scan replay of the same workload, in the same run.
 .PHONY: bench-sim
 $(B)/bench/bench_sim: bench/bench_sim.c $(B)/libkvplan.a | $(B)/bench
-	$(CC) $(CFLAGS) $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS)
+	$(CC) $(CFLAGS) $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
 bench-sim: $(B)/bench/bench_sim
 	@$(B)/bench/bench_sim

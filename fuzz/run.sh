@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
 out=build-fuzz
 mkdir -p "$out"
-CFLAGS="-g -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ilib $(pkg-config --cflags jansson)"
+CFLAGS="-g -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ilib $(pkg-config --cflags jansson libcurl)"
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 make -s B="$out/obj" "$out/obj/lib/catalog_data.c" >/dev/null
 # every library file, as the Makefile's LIB_SRC (lib/ and its module folders),
@@ -29,12 +29,13 @@ status=0
 for t in fuzz/fuzz_*.c; do
     name=$(basename "$t" .c)
     # shellcheck disable=SC2086
-    clang $CFLAGS $SAN "$t" "$out/libkvplan-fuzz.a" -o "$out/$name" $(pkg-config --libs jansson) -lm
+    clang $CFLAGS $SAN "$t" "$out/libkvplan-fuzz.a" -o "$out/$name" $(pkg-config --libs jansson) -lcurl -lm
     corpus="$out/corpus-$name"
     mkdir -p "$corpus"
     case "$name" in
     fuzz_config) cp -n data/models/*.json tests/data/*.json tests/data/configs/*/*.json "$corpus"/ 2>/dev/null || true ;;
     fuzz_gguf) cp -n tests/data/twin/*.gguf "$corpus"/ 2>/dev/null || true ;;
+    fuzz_gguf_prefix) cp -n tests/data/twin/*.gguf "$corpus"/ 2>/dev/null || true ;;
     fuzz_log) cp -n tests/data/logs/*.log "$corpus"/ 2>/dev/null || true ;;
     fuzz_trace) cp -n tests/data/sim/*.jsonl "$corpus"/ 2>/dev/null || true ;;
     esac
