@@ -13,7 +13,14 @@
  * are told apart by the byte-swapped version and refused.  So v2 and v3 are
  * read by the same code.  The checks follow llama.cpp's gguf.cpp (v0.5.0),
  * which is what a file must pass to be loaded at all; nested arrays, which
- * llama.cpp does not read, are walked and kept as raw pointers. */
+ * llama.cpp does not read, are walked and kept as raw pointers.
+ *
+ * One parser serves three callers: a mapped file (kvp_gguf_read), header
+ * bytes fetched over HTTP (kvp_gguf_read_mem, which copies them) and a
+ * prefix still arriving (kvp_gguf_header_need).  The last runs the same
+ * checks in "prefix mode", where running out of bytes is not an error but
+ * a lower bound on the bytes still needed, so the remote reader and the
+ * local one can never disagree about what a valid header is. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -32,7 +39,10 @@ enum {
     MAX_NEST = 16,       /* arrays of arrays, deeper is hostile */
     MAX_NAME = 64,       /* ggml's GGML_MAX_NAME, terminator included */
     MIN_KV_BYTES = 14,   /* u64 key length, 1-byte key, u32 type, 1-byte value */
-    MIN_TENSOR_BYTES = 33 /* u64 name length, 1-byte name, n_dims, one dim, type, offset */
+    MIN_TENSOR_BYTES = 33, /* u64 name length, 1-byte name, n_dims, one dim, type, offset */
+    /* what a prefix's "bytes needed" counts per tensor info still to come:
+     * one name may be empty, and the bound must never pass the real header */
+    MIN_TENSOR_REST = 32
 };
 
 _Static_assert(MAX_SHARDS == sizeof(((gguf_file *)0)->maps) / sizeof(void *),
@@ -56,6 +66,11 @@ typedef struct cursor {
     const char *what;
     uint64_t idx, count;
     gguf_str name;
+    /* prefix mode: size is what has arrived so far, not the file's size */
+    int prefix;
+    int short_;        /* set when a prefix ran out: need holds the bound */
+    uint64_t need;     /* prefix: total bytes the header needs, at least */
+    uint64_t rest;     /* prefix: least bytes of the items after this one */
 } cursor;
 
 static void where(const cursor *c, char *buf, size_t n)
@@ -83,18 +98,43 @@ KVP_PRINTF(2, 3) static int bad(const cursor *c, const char *fmt, ...)
     return kvp_fail(c->err, KVP_EINPUT, "%s: %s: %s", c->path, at, msg);
 }
 
+static int too_big(const cursor *c)
+{
+    char at[160];
+    where(c, at, sizeof at);
+    return kvp_fail(c->err, KVP_EINPUT,
+                    "%s: %s: the header would pass %llu MiB (kvplan's cap on a GGUF header)",
+                    c->path, at, (unsigned long long)(KVP_GGUF_HEADER_MAX >> 20));
+}
+
+/* In prefix mode a shortage is the answer, not an error: the item needs
+ * `need` bytes at pos and `extra` more follow it inside the same value. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static int truncated(const cursor *c, uint64_t need)
+static int short_of(cursor *c, uint64_t need, uint64_t extra)
 {
     char at[160];
+    if (c->prefix) {
+        uint64_t total;
+        if (kvp_add(c->pos, need, &total) || kvp_add(total, extra, &total) ||
+            kvp_add(total, c->rest, &total) || total > KVP_GGUF_HEADER_MAX)
+            return too_big(c);
+        c->short_ = 1;
+        c->need = total;
+        return -1;
+    }
     where(c, at, sizeof at);
     return kvp_fail(c->err, KVP_EINPUT,
                     "%s: truncated: %s ends past the end of the file "
                     "(needs %llu bytes at offset %llu, file %llu bytes)",
                     c->path, at, (unsigned long long)need, (unsigned long long)c->pos,
                     (unsigned long long)c->size);
+}
+
+static int truncated(cursor *c, uint64_t need)
+{
+    return short_of(c, need, 0);
 }
 
 static int oom(const cursor *c)
@@ -284,13 +324,13 @@ static int skip_strings(cursor *c, uint64_t n)
     for (uint64_t i = 0; i < n; i++) {
         if (size - pos < 8) {
             c->pos = pos;
-            return truncated(c, 8);
+            return short_of(c, 8, (n - i - 1) * 8);
         }
         uint64_t len = le64(b + pos);
         pos += 8;
         if (len > size - pos) {
             c->pos = pos;
-            return truncated(c, len);
+            return short_of(c, len, (n - i - 1) * 8);
         }
         pos += len;
     }
@@ -305,6 +345,13 @@ static int skip_array(cursor *c, uint32_t t, uint64_t n, unsigned depth)
     if (t >= GGUF_TYPE_COUNT)
         return bad(c, "unknown value type %u for array elements", t);
     uint64_t min = type_sizes[t] ? type_sizes[t] : t == GGUF_STRING ? 8 : 12;
+    if (c->prefix && n > left(c) / min) {
+        if (n > (KVP_GGUF_HEADER_MAX - c->pos) / min)
+            return bad(c, "array of %llu %s values cannot fit in a header of %llu MiB",
+                       (unsigned long long)n, type_names[t],
+                       (unsigned long long)(KVP_GGUF_HEADER_MAX >> 20));
+        return truncated(c, n * min);
+    }
     if (n > left(c) / min)
         return bad(c, "array of %llu %s values cannot fit in the %llu bytes left at offset %llu",
                    (unsigned long long)n, type_names[t], (unsigned long long)left(c),
@@ -398,10 +445,23 @@ static int map_file(const char *path, gguf_file *f, uint32_t idx, kvp_error *err
 static int rd_header(cursor *c, shard *sh, uint64_t *n_tensors, uint64_t *n_kv)
 {
     c->what = "header";
-    if (memcmp(c->base, "GGUF", 4) != 0)
-        return kvp_fail(c->err, KVP_EINPUT, "%s: not a GGUF file (it starts with %02x %02x %02x %02x)",
-                        c->path, c->base[0], c->base[1], c->base[2], c->base[3]);
+    /* the mapped path refuses files under 4 bytes before getting here */
+    size_t m = c->size < 4 ? (size_t)c->size : 4;
+    if (memcmp(c->base, "GGUF", m) != 0) {
+        uint8_t b[4] = {0};
+        memcpy(b, c->base, m);
+        /* a captive portal or a login page answers with HTML */
+        return kvp_fail(c->err, KVP_EINPUT, "%s: not a GGUF file (it starts with %02x %02x %02x %02x%s)",
+                        c->path, b[0], b[1], b[2], b[3], b[0] == '<' ? ": an HTML page?" : "");
+    }
+    if (c->size < 4) {
+        if (c->prefix)
+            return truncated(c, 24);
+        return kvp_fail(c->err, KVP_EINPUT, "%s: not a GGUF file (%llu bytes)", c->path,
+                        (unsigned long long)c->size);
+    }
     c->pos = 4;
+    c->rest = 16; /* in prefix mode: the two counts still to come */
     if (rd_u32(c, &sh->version))
         return -1;
     if (sh->version && !(sh->version & 0xffff))
@@ -411,8 +471,22 @@ static int rd_header(cursor *c, shard *sh, uint64_t *n_tensors, uint64_t *n_kv)
         return bad(c, "GGUF v1 is not supported (it used 32-bit counts; llama.cpp refuses it too)");
     if (sh->version < 2 || sh->version > 3)
         return bad(c, "GGUF version %u is not supported (only v2 and v3)", sh->version);
-    if (rd_u64(c, n_tensors) || rd_u64(c, n_kv))
+    c->rest = 8;
+    if (rd_u64(c, n_tensors))
         return -1;
+    c->rest = 0;
+    if (rd_u64(c, n_kv))
+        return -1;
+    if (c->prefix) {
+        /* what has arrived says nothing yet: only the cap bounds the counts */
+        uint64_t room = KVP_GGUF_HEADER_MAX - c->pos;
+        if (*n_kv > room / MIN_KV_BYTES || *n_tensors > room / MIN_TENSOR_BYTES ||
+            *n_kv * MIN_KV_BYTES + *n_tensors * MIN_TENSOR_BYTES > room)
+            return bad(c, "%llu keys and %llu tensor infos cannot fit in a header of %llu MiB",
+                       (unsigned long long)*n_kv, (unsigned long long)*n_tensors,
+                       (unsigned long long)(KVP_GGUF_HEADER_MAX >> 20));
+        return 0;
+    }
     if (*n_kv > left(c) / MIN_KV_BYTES)
         return bad(c, "key count %llu cannot fit in the %llu bytes left (a key takes at least %d)",
                    (unsigned long long)*n_kv, (unsigned long long)left(c), MIN_KV_BYTES);
@@ -423,7 +497,7 @@ static int rd_header(cursor *c, shard *sh, uint64_t *n_tensors, uint64_t *n_kv)
     return 0;
 }
 
-static int rd_kvs(cursor *c, shard *sh, uint64_t n_kv)
+static int rd_kvs(cursor *c, shard *sh, uint64_t n_kv, uint64_t n_tensors)
 {
     nameset keys = {0};
     int rc = 0;
@@ -433,6 +507,8 @@ static int rd_kvs(cursor *c, shard *sh, uint64_t n_kv)
         gguf_kv kv = {0};
         uint64_t prev;
         c->idx = i;
+        /* both counts were checked against the bytes (or the cap): no wrap */
+        c->rest = (n_kv - i - 1) * MIN_KV_BYTES + n_tensors * MIN_TENSOR_REST;
         c->name.s = NULL;
         if (rd_str(c, &kv.key)) {
             rc = -1;
@@ -519,6 +595,7 @@ static int rd_tensors(cursor *c, reader *r, uint32_t shard_idx, uint64_t n)
         gguf_tensor t = {.shard = shard_idx};
         uint64_t prev;
         c->idx = i;
+        c->rest = (n - i - 1) * MIN_TENSOR_REST;
         c->name.s = NULL;
         if (rd_str(c, &t.name))
             return -1;
@@ -547,8 +624,9 @@ static uint64_t pad(uint64_t x, uint64_t align)
 }
 
 /* As llama.cpp: each tensor starts where the previous one's padded data
- * ends, and the data must lie inside the file (a sparse twin's does). */
-static int check_data(cursor *c, shard *sh, const gguf_tensor *t, uint64_t n)
+ * ends, and the data must lie inside the file (a sparse twin's does).
+ * file_size 0: not known (a prefix, or a server that did not say). */
+static int check_data(cursor *c, shard *sh, const gguf_tensor *t, uint64_t n, uint64_t file_size)
 {
     uint64_t expect = 0;
     c->what = "tensor";
@@ -564,7 +642,7 @@ static int check_data(cursor *c, shard *sh, const gguf_tensor *t, uint64_t n)
             return bad(c, "data offset %llu, expected %llu (llama.cpp wants tensor data packed in order)",
                        (unsigned long long)t[i].offset, (unsigned long long)expect);
         if (kvp_add(sh->data_offset, t[i].offset, &end) || kvp_add(end, t[i].nbytes, &end) ||
-            end > c->size) {
+            (file_size && end > file_size)) {
             char at[160];
             where(c, at, sizeof at);
             return kvp_fail(c->err, KVP_EINPUT,
@@ -572,12 +650,32 @@ static int check_data(cursor *c, shard *sh, const gguf_tensor *t, uint64_t n)
                             "(%llu bytes at offset %llu, file %llu bytes)",
                             c->path, at, (unsigned long long)t[i].nbytes,
                             (unsigned long long)(sh->data_offset + t[i].offset),
-                            (unsigned long long)c->size);
+                            (unsigned long long)file_size);
         }
         if (kvp_add(expect, pad(t[i].nbytes, sh->alignment), &expect))
             return bad(c, "data section passes 2^64 bytes");
     }
     return 0;
+}
+
+/* The one parser: header, KV pairs, tensor infos, then the data layout
+ * against file_size (0: unknown).  c holds the bytes, which may stop anywhere
+ * after the tensor infos. */
+static int parse_shard(reader *r, uint32_t idx, cursor *c, uint64_t file_size, shard *sh)
+{
+    gguf_file *f = r->f;
+    uint64_t n_tensors = 0, n_kv = 0, first = f->n_tensors;
+    sh->size = file_size;
+    if (rd_header(c, sh, &n_tensors, &n_kv) || rd_kvs(c, sh, n_kv, n_tensors) ||
+        rd_alignment(c, sh) || rd_tensors(c, r, idx, n_tensors))
+        return -1;
+    /* llama.cpp pads to the data section only when there are tensors */
+    sh->data_offset = n_tensors ? pad(c->pos, sh->alignment) : c->pos;
+    c->what = "header";
+    c->idx = c->count = 0;
+    if (c->prefix && sh->data_offset > KVP_GGUF_HEADER_MAX)
+        return too_big(c);
+    return check_data(c, sh, n_tensors ? f->tensors + first : NULL, n_tensors, file_size);
 }
 
 static int rd_shard(reader *r, uint32_t idx, const char *path, shard *sh, kvp_error *err)
@@ -586,14 +684,7 @@ static int rd_shard(reader *r, uint32_t idx, const char *path, shard *sh, kvp_er
     if (map_file(path, f, idx, err))
         return -1;
     cursor c = {.base = f->maps[idx], .size = f->map_sizes[idx], .path = path, .err = err};
-    uint64_t n_tensors = 0, n_kv = 0, first = f->n_tensors;
-    sh->size = c.size;
-    if (rd_header(&c, sh, &n_tensors, &n_kv) || rd_kvs(&c, sh, n_kv) || rd_alignment(&c, sh) ||
-        rd_tensors(&c, r, idx, n_tensors))
-        return -1;
-    /* llama.cpp pads to the data section only when there are tensors */
-    sh->data_offset = n_tensors ? pad(c.pos, sh->alignment) : c.pos;
-    return check_data(&c, sh, n_tensors ? f->tensors + first : NULL, n_tensors);
+    return parse_shard(r, idx, &c, c.size, sh);
 }
 
 /* ---- split models ---------------------------------------------------------- */
@@ -632,13 +723,14 @@ static int meta_uint(const gguf_kv *kv, uint64_t n, const char *key, uint64_t *o
     return kvp_gguf_find(&tmp, key) ? kvp_gguf_get_uint(&tmp, key, out) == 0 ? 1 : -1 : 0;
 }
 
-/* How many shards: from split.count, checked against the file name. */
-static int split_count(const char *path, const shard *sh, uint32_t *n, kvp_error *err)
+/* How many shards: from split.count, checked against the file name when
+ * there is one (by_name; a buffer's name may be a URL). */
+static int split_count(const char *path, int by_name, const shard *sh, uint32_t *n, kvp_error *err)
 {
     unsigned no = 0, count = 0;
     size_t prefix;
     uint64_t sc = 0, sno = 0;
-    int named = split_name(path, &no, &count, &prefix);
+    int named = by_name && split_name(path, &no, &count, &prefix);
     int has = meta_uint(sh->kv, sh->n_kv, "split.count", &sc);
     if (has < 0)
         return kvp_fail(err, KVP_EINPUT, "%s: split.count is not an unsigned integer", path);
@@ -652,7 +744,7 @@ static int split_count(const char *path, const shard *sh, uint32_t *n, kvp_error
     if (named && has && sc != count && !(count == 1 && sc == 0))
         return kvp_fail(err, KVP_EINPUT, "%s: split.count is %llu but the name says %u shards",
                         path, (unsigned long long)sc, count);
-    if (!named && sc > 1)
+    if (by_name && !named && sc > 1)
         return kvp_fail(err, KVP_EINPUT,
                         "%s: split.count is %llu but the name does not end in -00001-of-%05llu.gguf",
                         path, (unsigned long long)sc, (unsigned long long)sc);
@@ -726,7 +818,7 @@ int kvp_gguf_read(const char *path, gguf_file **out, kvp_error *err)
     f->file_size = first.size;
     f->n_shards = 1;
     if (rc == 0)
-        rc = split_count(path, &first, &f->n_shards, err);
+        rc = split_count(path, 1, &first, &f->n_shards, err);
     if (rc == 0 && f->n_shards > 1)
         rc = rd_other_shards(&r, path, err) || check_tensor_count(f, err) ? -1 : 0;
     free(r.tensor_names.slots);
@@ -739,12 +831,123 @@ int kvp_gguf_read(const char *path, gguf_file **out, kvp_error *err)
     return 0;
 }
 
+/* ---- header bytes from memory (a remote file's prefix) ----------------------- */
+
+int kvp_gguf_header_need(const void *buf, size_t n, const char *name, uint64_t *need,
+                         kvp_error *err)
+{
+    static const uint8_t none[1];
+    gguf_file f = {0};
+    reader r = {.f = &f};
+    shard sh = {0};
+    *need = 0;
+    /* past the cap nothing counts: every bound below stays under it */
+    uint64_t size = n < KVP_GGUF_HEADER_MAX ? n : KVP_GGUF_HEADER_MAX;
+    cursor c = {.base = buf && n ? buf : none, .size = size, .path = name ? name : "GGUF",
+                .err = err, .prefix = 1};
+    int rc = parse_shard(&r, 0, &c, 0, &sh);
+    free(sh.kv);
+    free(f.tensors);
+    free(r.tensor_names.slots);
+    if (rc == 0 && sh.data_offset <= size) {
+        *need = sh.data_offset;
+        return 1;
+    }
+    if (rc == 0) { /* all parsed; the padding before the data has not arrived */
+        *need = sh.data_offset;
+        return 0;
+    }
+    if (!c.short_)
+        return -1;
+    *need = c.need > size ? c.need : size + 1; /* more than has arrived, always */
+    return 0;
+}
+
+int kvp_gguf_read_mem(const gguf_mem *shards, uint32_t n, gguf_file **out, kvp_error *err)
+{
+    static const uint8_t none[1];
+    *out = NULL;
+    const char *name0 = n && shards[0].name ? shards[0].name : "GGUF";
+    if (n < 1 || n > MAX_SHARDS)
+        return kvp_fail(err, KVP_EUSAGE, "%s: %u shards given (1 to %d)", name0, n, MAX_SHARDS);
+    gguf_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return kvp_fail(err, KVP_EINPUT, "%s: out of memory", name0);
+    snprintf(f->path, sizeof f->path, "%s", name0);
+    f->in_memory = 1;
+    f->n_shards = n;
+    reader r = {.f = f};
+    int rc = 0;
+    for (uint32_t k = 0; k < n && rc == 0; k++) {
+        const gguf_mem *m = &shards[k];
+        const char *name = m->name ? m->name : "GGUF";
+        shard sh = {0};
+        uint64_t sno = 0;
+        /* the header lies within the cap: bytes past it are data, never read */
+        size_t len = m->size < KVP_GGUF_HEADER_MAX ? m->size : (size_t)KVP_GGUF_HEADER_MAX;
+        if (m->size && !m->data) {
+            rc = kvp_fail(err, KVP_EUSAGE, "%s: no bytes given", name);
+            break;
+        }
+        if (m->file_size && m->size > m->file_size) {
+            rc = kvp_fail(err, KVP_EINPUT, "%s: %zu bytes given but the file has %llu", name,
+                          m->size, (unsigned long long)m->file_size);
+            break;
+        }
+        if (!(f->maps[k] = malloc(len ? len : 1))) {
+            rc = kvp_fail(err, KVP_EINPUT, "%s: out of memory", name);
+            break;
+        }
+        if (len)
+            memcpy(f->maps[k], m->data, len);
+        f->map_sizes[k] = len;
+        cursor c = {.base = len ? f->maps[k] : none, .size = len, .path = name, .err = err};
+        if (parse_shard(&r, k, &c, m->file_size, &sh)) {
+            rc = -1;
+        } else if (sh.data_offset > KVP_GGUF_HEADER_MAX) {
+            c.what = "header";
+            c.idx = c.count = 0;
+            rc = too_big(&c);
+        } else if (k == 0) {
+            uint32_t count = 1;
+            rc = split_count(name, 0, &sh, &count, err);
+            /* shard 1 alone is allowed: it is how a reader learns split.count */
+            if (rc == 0 && n > 1 && count != n)
+                rc = kvp_fail(err, KVP_EINPUT, "%s: split.count is %u but %u shards were given",
+                              name, count, n);
+            f->version = sh.version;
+            f->kv = sh.kv;
+            f->n_kv = sh.n_kv;
+            f->alignment = sh.alignment;
+            f->data_offset = sh.data_offset;
+            f->file_size = sh.size;
+            sh.kv = NULL;
+        } else if (meta_uint(sh.kv, sh.n_kv, "split.no", &sno) != 1 || sno != k) {
+            rc = kvp_fail(err, KVP_EINPUT, "%s: split.no should be %u (this is shard %u of %u)",
+                          name, k, k + 1, n);
+        }
+        free(sh.kv);
+    }
+    if (rc == 0 && n > 1)
+        rc = check_tensor_count(f, err);
+    free(r.tensor_names.slots);
+    if (rc) {
+        f->n_shards = MAX_SHARDS; /* free whatever was copied */
+        kvp_gguf_free(f);
+        return -1;
+    }
+    *out = f;
+    return 0;
+}
+
 void kvp_gguf_free(gguf_file *f)
 {
     if (!f)
         return;
     for (uint32_t i = 0; i < f->n_shards && i < MAX_SHARDS; i++)
-        if (f->maps[i])
+        if (f->maps[i] && f->in_memory)
+            free(f->maps[i]);
+        else if (f->maps[i])
             munmap(f->maps[i], f->map_sizes[i]);
     free(f->kv);
     free(f->tensors);

@@ -65,17 +65,55 @@ typedef struct gguf_file {
     gguf_tensor *tensors;    /* over all shards */
     uint64_t alignment;
     uint64_t data_offset;    /* of shard 1 */
-    uint64_t file_size;      /* of shard 1 */
+    uint64_t file_size;      /* of shard 1; 0 when read from memory without a size */
     uint32_t n_shards;
-    /* private: the mappings */
+    /* private: the mappings, or the copies of kvp_gguf_read_mem's bytes */
     void *maps[64];
     size_t map_sizes[64];
+    int in_memory;
 } gguf_file;
 
 /* Reads path (shard 1 of a split model brings the others).  On failure the
  * error names the file and the problem in one line. */
 int kvp_gguf_read(const char *path, gguf_file **out, kvp_error *err);
 void kvp_gguf_free(gguf_file *f);
+
+/* ---- headers from memory (remote files: the header bytes only) ------------- */
+
+/* The largest header kvplan reads: far above any real tokenizer (~10 MB),
+ * small enough that a hostile server cannot make it buffer gigabytes. */
+#define KVP_GGUF_HEADER_MAX (64ull << 20)
+
+/* Given the first n bytes of a GGUF file: 1 when they hold the whole header
+ * (magic, version, KV pairs, tensor infos, up to the aligned start of the
+ * data section), *need = its length; 0 when they do not, *need = the least
+ * total length that could complete it (always > n; fetch at least that
+ * much before asking again); -1 (err names `name`) when no more bytes could
+ * make them a GGUF kvplan reads: wrong magic or version, counts or lengths
+ * that cannot fit, any check kvp_gguf_read makes on the header, or a header
+ * longer than KVP_GGUF_HEADER_MAX.  Data-section checks that need the file
+ * size are left to kvp_gguf_read_mem.  Each call parses from the start, so
+ * call it when *need bytes have arrived rather than on every chunk. */
+int kvp_gguf_header_need(const void *buf, size_t n, const char *name, uint64_t *need,
+                         kvp_error *err);
+
+/* One shard's header bytes: data[0..size) is a prefix of the file holding at
+ * least the tensor infos; file_size is the whole file's (Content-Range total,
+ * X-Linked-Size), 0 if unknown, when the check that tensor data lies inside
+ * the file is skipped.  name (a repo path or a URL without its query) is
+ * used in messages only: split shards are not found by name here. */
+typedef struct gguf_mem {
+    const void *data;
+    size_t size;
+    uint64_t file_size;
+    const char *name;
+} gguf_mem;
+
+/* Reads n shards (1 <= n <= 64) from memory with the same parser and checks
+ * as kvp_gguf_read, copying the bytes (the caller's buffers may go).  n must
+ * be shard 1's split.count, or 1: shard 1 alone gives all the metadata and
+ * its own tensors, and split.count says how many shards to fetch. */
+int kvp_gguf_read_mem(const gguf_mem *shards, uint32_t n, gguf_file **out, kvp_error *err);
 
 /* Lookups by key (exact match); NULL when absent. */
 const gguf_kv *kvp_gguf_find(const gguf_file *f, const char *key);
