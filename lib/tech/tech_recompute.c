@@ -204,7 +204,8 @@ int tech_recompute_rows(tech_ctx *c, kvp_error *err)
     row->label = rc->pool_computed && c->r->runtime == KVP_RT_VLLM ? KVP_LABEL_EXACT
                                                                     : KVP_LABEL_MODEL;
     if (!rc->pool_computed)
-        snprintf(row->assumptions, sizeof row->assumptions, "with an unbounded cache: %s", why);
+        snprintf(row->assumptions, sizeof row->assumptions, "with an unbounded cache: %.400s",
+                 why); /* why is a one-line reason; the row keeps its gist */
     else
         snprintf(row->assumptions, sizeof row->assumptions, "vLLM's prefix cache replayed one "
                  "request at a time (kvplan sim) on %s: chained hashes over full blocks, the "
