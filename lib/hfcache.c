@@ -1,8 +1,9 @@
 /* hfcache.c - finds an org/name repo id in the local Hugging Face cache, the
  * way huggingface_hub lays it out: <hub>/models--org--name/refs/main names a
  * snapshot, snapshots/<commit>/config.json is the file.  <hub> is
- * $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub,
- * else ~/.cache/huggingface/hub. */
+ * $HF_HUB_CACHE, else $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub, else
+ * $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (the root
+ * rules are shared with net/hub.c through hfcache.h). */
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,20 +11,36 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hfcache.h"
 #include "kvp_int.h"
 #include "model_int.h"
 
-static void hub_dir(char *buf, size_t n)
+int kvp_hf_home(char *buf, size_t n)
+{
+    const char *e, *home = getenv("HOME");
+    int w;
+    if ((e = getenv("HF_HOME")) && *e)
+        w = snprintf(buf, n, "%s", e);
+    else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+        w = snprintf(buf, n, "%s/huggingface", e);
+    else
+        w = snprintf(buf, n, "%s/.cache/huggingface", home ? home : "");
+    return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+int kvp_hfcache_root(char *buf, size_t n)
 {
     const char *e;
-    if ((e = getenv("HF_HUB_CACHE")) && *e)
-        snprintf(buf, n, "%s", e);
-    else if ((e = getenv("HF_HOME")) && *e)
-        snprintf(buf, n, "%s/hub", e);
-    else if ((e = getenv("XDG_CACHE_HOME")) && *e)
-        snprintf(buf, n, "%s/huggingface/hub", e);
-    else
-        snprintf(buf, n, "%s/.cache/huggingface/hub", getenv("HOME") ? getenv("HOME") : "");
+    int w;
+    if (((e = getenv("HF_HUB_CACHE")) && *e) || ((e = getenv("HUGGINGFACE_HUB_CACHE")) && *e))
+        w = snprintf(buf, n, "%s", e);
+    else {
+        char home[2048];
+        if (kvp_hf_home(home, sizeof home))
+            return -1;
+        w = snprintf(buf, n, "%s/hub", home);
+    }
+    return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
 /* snprintf that reports truncation instead of silently cutting a path. */
@@ -90,7 +107,8 @@ int kvp_hfcache_find(const char *repo_id, char *out, size_t n)
         strstr(repo_id, ".."))
         return -1;
     char hub[2048], repo[4096];
-    hub_dir(hub, sizeof hub);
+    if (kvp_hfcache_root(hub, sizeof hub))
+        return -1;
     if (path(repo, sizeof repo, "%s/models--%.*s--%s", hub, (int)(slash - repo_id), repo_id,
              slash + 1))
         return -1;

@@ -1,0 +1,55 @@
+/* net/hub.h - fetches one file of a Hugging Face Hub model repo into the
+ * local Hugging Face cache, byte for byte where huggingface_hub would put it
+ * (reference/remote-models.md sections 1, 2 and 8), so a later run - kvplan's,
+ * transformers' or llama.cpp's - finds it offline.  Library-internal; every
+ * request goes through net/http.h.  Not yet used by model loading. */
+#ifndef KVP_NET_HUB_H
+#define KVP_NET_HUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvplan.h"
+#include "http.h"
+
+/* What the environment says (hub_settings_from_env). */
+typedef struct hub_settings {
+    char endpoint[512];     /* HF_ENDPOINT or https://huggingface.co, no trailing '/' */
+    int allow_http;         /* the user set an http:// endpoint */
+    char cache[4096];       /* hub cache root (hfcache.h's rules) */
+    int offline;            /* HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE: no network at all */
+    char token[1024];       /* cleaned bearer token; "" = none.  Never print it. */
+    char token_source[64];  /* where it came from ("HF_TOKEN", "token file"), for messages */
+} hub_settings;
+
+/* Reads HF_ENDPOINT, HF_HUB_CACHE/HF_HOME/XDG_CACHE_HOME, HF_HUB_OFFLINE,
+ * and the token from HF_TOKEN, HUGGING_FACE_HUB_TOKEN, then HF_TOKEN_PATH or
+ * $HF_HOME/token (none of them when HF_HUB_DISABLE_IMPLICIT_TOKEN is true).
+ * -1 (KVP_EUSAGE) for a bad endpoint or a token with control characters. */
+int hub_settings_from_env(hub_settings *s, kvp_error *err);
+
+/* Validators for anything that becomes part of a path (section 8). */
+int hub_valid_repo_id(const char *id);   /* [A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+, no "--", no ".." */
+int hub_valid_path(const char *path);    /* relative, no "..", "." or empty parts, no '\\' */
+int hub_valid_revision(const char *rev); /* a branch, tag or commit usable under refs/ */
+int hub_valid_commit(const char *s);     /* ^[0-9a-f]{40}$ */
+/* An ETag value without W/ and quotes into out (n >= 65); -1 unless it is
+ * 40 hex (git blob sha1) or 64 hex (sha256). */
+int hub_etag_normalise(const char *raw, char *out, size_t n);
+
+/* Makes <cache>/models--org--name/snapshots/<commit>/<path> exist and
+ * writes its path into out: from the cache alone when offline, else by
+ * resolving {endpoint}/{repo}/resolve/{revision}/{path} (revision NULL:
+ * "main").  A file over max_bytes (0: NET_DEFAULT_MAX_BYTES) is refused.
+ * A 429 whose Retry-After is at most HUB_RETRY_MAX_WAIT s is retried once
+ * after that wait; otherwise the error says when to retry.  -1: err holds
+ * one line (KVP_EINPUT; KVP_EUSAGE for bad arguments), never the token. */
+#define HUB_RETRY_MAX_WAIT 5
+int hub_fetch_file(const char *repo_id, const char *revision, const char *path,
+                   uint64_t max_bytes, char *out, size_t n, kvp_error *err);
+/* The same with given settings and an optional session (NULL: one per call). */
+int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *repo_id,
+                        const char *revision, const char *path, uint64_t max_bytes, char *out,
+                        size_t n, kvp_error *err);
+
+#endif
