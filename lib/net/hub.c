@@ -156,7 +156,7 @@ int hub_valid_revision(const char *rev) { return hub_valid_path(rev) && strlen(r
 /* ---- URLs and files --------------------------------------------------------- */
 
 /* Percent-encodes s (huggingface_hub's quote(): '/' kept only with keep_slash). */
-static int pct(const char *s, int keep_slash, char *out, size_t n)
+int hub_pct(const char *s, int keep_slash, char *out, size_t n)
 {
     size_t o = 0;
     for (; *s; s++) {
@@ -302,51 +302,63 @@ typedef struct fetch {
     char url[4096];
 } fetch;
 
-static int fail_status(fetch *f, const net_result *r, kvp_error *err)
+int hub_fail_status(const hub_settings *s, const char *repo, const char *path, const char *rev,
+                    const net_result *r, kvp_error *err)
 {
     const char *code = r->h.error_code, *msg = r->h.error_message;
     if (!strcmp(code, "GatedRepo"))
         return kvp_fail(err, KVP_EINPUT, "%s is a gated model%s: request access on %s/%s and set "
-                        "HF_TOKEN to a token of an account that was granted it", f->repo,
-                        f->s->token[0] ? " and this token is not (yet) approved for it" : "",
-                        f->s->endpoint, f->repo);
+                        "HF_TOKEN to a token of an account that was granted it", repo,
+                        s->token[0] ? " and this token is not (yet) approved for it" : "",
+                        s->endpoint, repo);
     if (!strcmp(code, "RepoNotFound"))
         return kvp_fail(err, KVP_EINPUT, "%s: no such model repository on %s (it may be private "
-                        "or mistyped; a private repo needs a token, read from %s%s%s)", f->repo,
-                        f->s->endpoint, TOKEN_VARS, f->s->token[0] ? "; sent the one from " : "",
-                        f->s->token[0] ? f->s->token_source : "");
+                        "or mistyped; a private repo needs a token, read from %s%s%s)", repo,
+                        s->endpoint, TOKEN_VARS, s->token[0] ? "; sent the one from " : "",
+                        s->token[0] ? s->token_source : "");
     if (!strcmp(code, "EntryNotFound"))
-        return kvp_fail(err, KVP_EINPUT, "%s: no file %s at revision %s", f->repo, f->path, f->rev);
+        return kvp_fail(err, KVP_EINPUT, "%s: no file %s at revision %s", repo, path, rev);
     if (!strcmp(code, "RevisionNotFound"))
-        return kvp_fail(err, KVP_EINPUT, "%s: no revision %s (a branch, tag or commit)", f->repo,
-                        f->rev);
+        return kvp_fail(err, KVP_EINPUT, "%s: no revision %s (a branch, tag or commit)", repo,
+                        rev);
     if (r->status == 429) {
         if (r->h.retry_after >= 0)
             return kvp_fail(err, KVP_EINPUT, "%s: rate limited by %s (HTTP 429); retry in %ld s",
-                            f->repo, f->s->endpoint, r->h.retry_after);
+                            repo, s->endpoint, r->h.retry_after);
         return kvp_fail(err, KVP_EINPUT, "%s: rate limited by %s (HTTP 429); retry in a few "
-                        "minutes (the Hub counts requests over 5-minute windows)", f->repo,
-                        f->s->endpoint);
+                        "minutes (the Hub counts requests over 5-minute windows)", repo,
+                        s->endpoint);
     }
-    if (r->status == 401 && f->s->token[0] && strstr(msg, "nvalid credentials"))
+    if (r->status == 401 && s->token[0] && strstr(msg, "nvalid credentials"))
         return kvp_fail(err, KVP_EINPUT, "%s rejected the token from %s (invalid credentials): "
-                        "fix or unset it", f->s->endpoint, f->s->token_source);
+                        "fix or unset it", s->endpoint, s->token_source);
     if (strstr(msg, "is disabled"))
-        return kvp_fail(err, KVP_EINPUT, "%s: access to this repository is disabled", f->repo);
-    return kvp_fail(err, KVP_EINPUT, "%s: %s at revision %s: HTTP %ld from %s%s%s", f->repo,
-                    f->path, f->rev, r->status, f->s->endpoint, msg[0] ? ": " : "", msg);
+        return kvp_fail(err, KVP_EINPUT, "%s: access to this repository is disabled", repo);
+    return kvp_fail(err, KVP_EINPUT, "%s: %s at revision %s: HTTP %ld from %s%s%s", repo,
+                    path, rev, r->status, s->endpoint, msg[0] ? ": " : "", msg);
 }
 
-static int fail_net(fetch *f, const net_result *r, const kvp_error *nerr, kvp_error *err)
+int hub_fail_net(const hub_settings *s, const char *repo, const net_result *r,
+                 const kvp_error *nerr, kvp_error *err)
 {
     switch (r->error) {
     case NET_ERESOLVE: case NET_EUNREACHABLE: case NET_ECONNECT: case NET_ETIMEOUT:
         return kvp_fail(err, KVP_EINPUT, "cannot reach %s (%s); cached models still work "
-                        "offline: pass --offline or set HF_HUB_OFFLINE=1", f->s->endpoint,
+                        "offline: pass --offline or set HF_HUB_OFFLINE=1", s->endpoint,
                         nerr->msg);
     default:
-        return kvp_fail(err, KVP_EINPUT, "%s: %s", f->repo, nerr->msg);
+        return kvp_fail(err, KVP_EINPUT, "%s: %s", repo, nerr->msg);
     }
+}
+
+static int fail_status(fetch *f, const net_result *r, kvp_error *err)
+{
+    return hub_fail_status(f->s, f->repo, f->path, f->rev, r, err);
+}
+
+static int fail_net(fetch *f, const net_result *r, const kvp_error *nerr, kvp_error *err)
+{
+    return hub_fail_net(f->s, f->repo, r, nerr, err);
 }
 
 static net_request request(fetch *f, const char *url, int head)
@@ -492,71 +504,105 @@ static int from_cache(fetch *f, char *out, size_t n, kvp_error *err)
                     f->path, f->rev, f->s->cache);
 }
 
+/* The metadata half of a download: the HEAD on /resolve/ (section 1.2). */
+static int resolve(fetch *f, hub_resolved *o, kvp_error *err)
+{
+    char erev[800], epath[3100];
+    memset(o, 0, sizeof *o);
+    o->size = -1;
+    if (hub_pct(f->rev, 0, erev, sizeof erev) || hub_pct(f->path, 1, epath, sizeof epath) ||
+        fmt(f->url, sizeof f->url, "%s/%s/resolve/%s/%s", f->s->endpoint, f->repo, erev, epath))
+        return kvp_fail(err, KVP_EUSAGE, "%s: URL too long", f->repo);
+    net_result r;
+    if (head(f, &r, err))
+        return -1;
+    int rc = 0;
+    char snap[4600];
+    o->lfs = r.status >= 300 && r.status < 400 && r.redirect_url;
+    if (r.status >= 400) {
+        rc = fail_status(f, &r, err);
+        if (!strcmp(r.h.error_code, "EntryNotFound") && hub_valid_commit(r.h.repo_commit) &&
+            fmt(snap, sizeof snap, "%s/.no_exist/%s/%s", f->dir, r.h.repo_commit, f->path) == 0)
+            write_atomic(snap, ""); /* huggingface_hub's "known absent" marker, best effort */
+    } else if (r.status != 200 && !o->lfs)
+        rc = kvp_fail(err, KVP_EINPUT, "%s: %s: unexpected HTTP %ld from %s", f->repo, f->path,
+                      r.status, f->s->endpoint);
+    else if (!hub_valid_commit(r.h.repo_commit))
+        rc = kvp_fail(err, KVP_EINPUT, "%s: the answer from %s has no valid X-Repo-Commit; it "
+                      "does not seem to be the Hugging Face Hub (a proxy or captive portal?)",
+                      f->repo, f->s->endpoint);
+    else if (hub_etag_normalise(r.h.linked_etag[0] ? r.h.linked_etag : r.h.etag, o->etag,
+                                sizeof o->etag))
+        rc = kvp_fail(err, KVP_EINPUT, "%s: %s: the Hub sent no usable ETag", f->repo, f->path);
+    else {
+        snprintf(o->commit, sizeof o->commit, "%s", r.h.repo_commit);
+        if (strlen(o->etag) == 64)
+            snprintf(o->sha256, sizeof o->sha256, "%s", o->etag);
+        if (r.h.has_linked_size)
+            o->size = (int64_t)r.h.linked_size;
+        else if (!o->lfs && r.h.has_content_length)
+            o->size = (int64_t)r.h.content_length;
+        if (o->lfs)
+            rc = fmt(o->url, sizeof o->url, "%s", r.redirect_url);
+        else /* pinned to the commit, so the file matches the metadata */
+            rc = fmt(o->url, sizeof o->url, "%s/%s/resolve/%s/%s", f->s->endpoint, f->repo,
+                     o->commit, epath);
+        if (rc)
+            rc = kvp_fail(err, KVP_EUSAGE, "%s: URL too long", f->repo);
+    }
+    net_result_free(&r);
+    return rc;
+}
+
+static int start(fetch *f, const hub_settings *s, net_session *sess, const char *repo_id,
+                 const char *revision, const char *path, kvp_error *err)
+{
+    *f = (fetch){s, sess, repo_id, revision ? revision : "main", path, "", ""};
+    if (!hub_valid_repo_id(repo_id))
+        return kvp_fail(err, KVP_EUSAGE, "%s: not a Hub repo id (org/name)", repo_id ? repo_id : "");
+    if (!hub_valid_path(path) || !hub_valid_revision(f->rev))
+        return kvp_fail(err, KVP_EUSAGE, "%s: bad file path or revision", repo_id);
+    const char *slash = strchr(repo_id, '/');
+    if (fmt(f->dir, sizeof f->dir, "%s/models--%.*s--%s", s->cache, (int)(slash - repo_id),
+            repo_id, slash + 1))
+        return kvp_fail(err, KVP_EUSAGE, "%s: cache path too long", repo_id);
+    return 0;
+}
+
+int hub_resolve(const hub_settings *s, net_session *sess, const char *repo_id,
+                const char *revision, const char *path, hub_resolved *out, kvp_error *err)
+{
+    fetch f;
+    if (start(&f, s, sess, repo_id, revision, path, err))
+        return -1;
+    if (s->offline)
+        return kvp_fail(err, KVP_EINPUT, "%s: %s: HF_HUB_OFFLINE is set (or --offline), so the "
+                        "Hub was not asked", repo_id, path);
+    return resolve(&f, out, err);
+}
+
 int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *repo_id,
                         const char *revision, const char *path, uint64_t max_bytes, char *out,
                         size_t n, kvp_error *err)
 {
-    fetch f = {s, sess, repo_id, revision ? revision : "main", path, "", ""};
-    if (!hub_valid_repo_id(repo_id))
-        return kvp_fail(err, KVP_EUSAGE, "%s: not a Hub repo id (org/name)", repo_id ? repo_id : "");
-    if (!hub_valid_path(path) || !hub_valid_revision(f.rev))
-        return kvp_fail(err, KVP_EUSAGE, "%s: bad file path or revision", repo_id);
-    const char *slash = strchr(repo_id, '/');
-    if (fmt(f.dir, sizeof f.dir, "%s/models--%.*s--%s", s->cache, (int)(slash - repo_id), repo_id,
-            slash + 1))
-        return kvp_fail(err, KVP_EUSAGE, "%s: cache path too long", repo_id);
+    fetch f;
+    if (start(&f, s, sess, repo_id, revision, path, err))
+        return -1;
     if (s->offline)
         return from_cache(&f, out, n, err);
     if (!max_bytes)
         max_bytes = NET_DEFAULT_MAX_BYTES;
-
-    char erev[800], epath[3100];
-    if (pct(f.rev, 0, erev, sizeof erev) || pct(path, 1, epath, sizeof epath) ||
-        fmt(f.url, sizeof f.url, "%s/%s/resolve/%s/%s", s->endpoint, repo_id, erev, epath))
-        return kvp_fail(err, KVP_EUSAGE, "%s: URL too long", repo_id);
-    net_result r;
-    if (head(&f, &r, err))
+    hub_resolved o;
+    if (resolve(&f, &o, err))
         return -1;
-    int rc = 0, lfs = r.status >= 300 && r.status < 400 && r.redirect_url;
-    char commit[72], etag[72], blob[4600], snap[4600], url[4096] = "";
-    int64_t size = -1;
-    if (r.status >= 400) {
-        rc = fail_status(&f, &r, err);
-        if (!strcmp(r.h.error_code, "EntryNotFound") && hub_valid_commit(r.h.repo_commit) &&
-            fmt(snap, sizeof snap, "%s/.no_exist/%s/%s", f.dir, r.h.repo_commit, path) == 0)
-            write_atomic(snap, ""); /* huggingface_hub's "known absent" marker, best effort */
-    } else if (r.status != 200 && !lfs)
-        rc = kvp_fail(err, KVP_EINPUT, "%s: %s: unexpected HTTP %ld from %s", repo_id, path,
-                      r.status, s->endpoint);
-    else if (!hub_valid_commit(r.h.repo_commit))
-        rc = kvp_fail(err, KVP_EINPUT, "%s: the answer from %s has no valid X-Repo-Commit; it "
-                      "does not seem to be the Hugging Face Hub (a proxy or captive portal?)",
-                      repo_id, s->endpoint);
-    else if (hub_etag_normalise(r.h.linked_etag[0] ? r.h.linked_etag : r.h.etag, etag,
-                                sizeof etag))
-        rc = kvp_fail(err, KVP_EINPUT, "%s: %s: the Hub sent no usable ETag", repo_id, path);
-    else {
-        snprintf(commit, sizeof commit, "%s", r.h.repo_commit);
-        if (r.h.has_linked_size)
-            size = (int64_t)r.h.linked_size;
-        else if (!lfs && r.h.has_content_length)
-            size = (int64_t)r.h.content_length;
-        if (lfs)
-            rc = fmt(url, sizeof url, "%s", r.redirect_url);
-        else /* pinned to the commit, so the file matches the metadata */
-            rc = fmt(url, sizeof url, "%s/%s/resolve/%s/%s", s->endpoint, repo_id, commit, epath);
-        if (rc)
-            rc = kvp_fail(err, KVP_EUSAGE, "%s: URL too long", repo_id);
-    }
-    net_result_free(&r);
-    if (rc)
-        return -1;
-    if (size >= 0 && (uint64_t)size > max_bytes)
+    if (o.size >= 0 && (uint64_t)o.size > max_bytes)
         return kvp_fail(err, KVP_EINPUT, "%s: %s is %lld bytes, more than the %llu allowed; not "
-                        "downloaded", repo_id, path, (long long)size, (unsigned long long)max_bytes);
+                        "downloaded", repo_id, path, (long long)o.size,
+                        (unsigned long long)max_bytes);
+    char blob[4600], snap[4600];
     struct stat st;
-    if (fmt(blob, sizeof blob, "%s/blobs/%s", f.dir, etag) ||
-        fmt(snap, sizeof snap, "%s/snapshots/%s/%s", f.dir, commit, path) ||
+    if (fmt(blob, sizeof blob, "%s/blobs/%s", f.dir, o.etag) ||
+        fmt(snap, sizeof snap, "%s/snapshots/%s/%s", f.dir, o.commit, path) ||
         fmt(out, n, "%s", snap))
         return kvp_fail(err, KVP_EUSAGE, "%s: cache path too long", repo_id);
     if (stat(snap, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -566,14 +612,14 @@ int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *re
                               "# This file is a cache directory tag created by kvplan.\n");
         if (mkdirs_for(blob))
             return kvp_fail(err, KVP_EINPUT, "%s: cannot create %s/blobs", repo_id, f.dir);
-        if (access(blob, F_OK) && get_blob(&f, url, etag, size, max_bytes, blob, err))
+        if (access(blob, F_OK) && get_blob(&f, o.url, o.etag, o.size, max_bytes, blob, err))
             return -1;
-        if (link_snapshot(&f, snap, etag, err))
+        if (link_snapshot(&f, snap, o.etag, err))
             return -1;
     }
     char ref[4600];
     if (!hub_valid_commit(f.rev) && fmt(ref, sizeof ref, "%s/refs/%s", f.dir, f.rev) == 0)
-        write_atomic(ref, commit); /* best effort, as huggingface_hub */
+        write_atomic(ref, o.commit); /* best effort, as huggingface_hub */
     return 0;
 }
 

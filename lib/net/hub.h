@@ -2,7 +2,7 @@
  * local Hugging Face cache, byte for byte where huggingface_hub would put it
  * (reference/remote-models.md sections 1, 2 and 8), so a later run - kvplan's,
  * transformers' or llama.cpp's - finds it offline.  Library-internal; every
- * request goes through net/http.h.  Not yet used by model loading. */
+ * request goes through net/http.h. */
 #ifndef KVP_NET_HUB_H
 #define KVP_NET_HUB_H
 
@@ -51,5 +51,32 @@ int hub_fetch_file(const char *repo_id, const char *revision, const char *path,
 int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *repo_id,
                         const char *revision, const char *path, uint64_t max_bytes, char *out,
                         size_t n, kvp_error *err);
+
+/* What a HEAD on /resolve/ says of one file (hub_resolve). */
+typedef struct hub_resolved {
+    char commit[72];    /* X-Repo-Commit (40 hex) */
+    char etag[65];      /* normalised: a git blob sha1 (40 hex) or an LFS sha256 (64) */
+    char sha256[65];    /* the LFS file's sha256 (X-Linked-Etag), else "" */
+    int64_t size;       /* X-Linked-Size or Content-Length; -1 unknown */
+    int lfs;            /* answered by a cross-origin redirect (to the CDN) */
+    char url[4096];     /* where its bytes are: the CDN's signed URL (never print or
+                         * store it) or the resolve URL pinned to the commit */
+} hub_resolved;
+
+/* Resolves {endpoint}/{repo}/resolve/{revision}/{path} without downloading:
+ * the metadata comes from the Hub's own answer, never the CDN's.  Refused
+ * when s->offline.  -1: err holds hub_fail_status's or hub_fail_net's line. */
+int hub_resolve(const hub_settings *s, net_session *sess, const char *repo_id,
+                const char *revision, const char *path, hub_resolved *out, kvp_error *err);
+
+/* One line for a Hub answer >= 400 (X-Error-Code: gated, missing repo, file
+ * or revision; 429 with when to retry; a rejected token), naming repo and
+ * path at rev; and for a failed transfer (unreachable: says --offline). */
+int hub_fail_status(const hub_settings *s, const char *repo, const char *path, const char *rev,
+                    const net_result *r, kvp_error *err);
+int hub_fail_net(const hub_settings *s, const char *repo, const net_result *r,
+                 const kvp_error *nerr, kvp_error *err);
+/* huggingface_hub's quote(): percent-encodes s, '/' kept only with keep_slash. */
+int hub_pct(const char *s, int keep_slash, char *out, size_t n);
 
 #endif
