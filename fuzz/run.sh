@@ -39,6 +39,8 @@ for t in fuzz/fuzz_*.c; do
     fuzz_log) cp -n tests/data/logs/*.log "$corpus"/ 2>/dev/null || true ;;
     fuzz_trace) cp -n tests/data/sim/*.jsonl "$corpus"/ 2>/dev/null || true ;;
     esac
+    # seeds of the parsers of remote answers (manifests, Hub JSON) live beside them
+    [ ! -d "fuzz/seeds/$name" ] || cp -n "fuzz/seeds/$name"/* "$corpus"/ 2>/dev/null || true
     echo "fuzz: $name for ${secs}s"
     if ! "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         "$corpus" >"$out/$name.log" 2>&1; then
