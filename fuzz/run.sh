@@ -14,11 +14,13 @@ make -s B="$out/obj" "$out/obj/lib/catalog_data.c" >/dev/null
 # compiled once into an archive the targets link against
 SANLIB="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 objs=()
+# an object is stale when its source or any header is newer (struct layouts)
+newest_h=$(ls -t lib/*.h lib/*/*.h include/kvplan.h | head -1)
 for src in lib/*.c lib/*/*.c "$out/obj/lib/catalog_data.c"; do
     obj="$out/lib/${src//\//_}.o"
     mkdir -p "$out/lib"
     # shellcheck disable=SC2086
-    [ "$obj" -nt "$src" ] || clang $CFLAGS $SANLIB -c "$src" -o "$obj" &
+    [ "$obj" -nt "$src" ] && [ "$obj" -nt "$newest_h" ] || clang $CFLAGS $SANLIB -c "$src" -o "$obj" &
     objs+=("$obj")
     while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
 done
@@ -42,7 +44,7 @@ for t in fuzz/fuzz_*.c; do
     # seeds of the parsers of remote answers (manifests, Hub JSON) live beside them
     [ ! -d "fuzz/seeds/$name" ] || cp -n "fuzz/seeds/$name"/* "$corpus"/ 2>/dev/null || true
     echo "fuzz: $name for ${secs}s"
-    if ! "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    if ! "$out/$name" -artifact_prefix="$out/" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         "$corpus" >"$out/$name.log" 2>&1; then
         tail -30 "$out/$name.log"
         status=1

@@ -453,13 +453,10 @@ static void response_reset(xfer *x)
         x->res->body[0] = '\0';
 }
 
-static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
+int net_header_line(net_headers *h, const char *buf, size_t n, const char *url)
 {
-    xfer *x = ud;
-    net_headers *h = &x->res->h;
-    size_t n = size * nitems;
     if (n >= HEADER_LINE_MAX)
-        return n; /* a line this long carries nothing kvplan uses */
+        return 0; /* a line this long carries nothing kvplan uses */
     char line[HEADER_LINE_MAX];
     memcpy(line, buf, n);
     line[n] = '\0';
@@ -469,17 +466,16 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
     if (strncmp(line, "HTTP/", 5) == 0) {
         /* a new response (an interim 1xx, a proxy's CONNECT): nothing carries over */
         headers_reset(h);
-        response_reset(x);
         const char *sp = strchr(line, ' ');
         uint64_t code;
         const char *e;
         if (sp && parse_u64(sp + 1, &e, &code) == 0 && code < 1000)
             h->status = (long)code;
-        return size * nitems;
+        return 1;
     }
     char *colon = strchr(line, ':');
     if (!colon)
-        return size * nitems;
+        return 0;
     *colon = '\0';
     const char *name = line;
     char *v = colon + 1;
@@ -508,7 +504,20 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
     else if (strcasecmp(name, "location") == 0 && !h->location)
         h->location = strdup(v);
     else if (strcasecmp(name, "link") == 0 && !h->link_next)
-        h->link_next = parse_link_next(v, x->url);
+        h->link_next = parse_link_next(v, url);
+    return 0;
+}
+
+void net_headers_clear(net_headers *h)
+{
+    headers_reset(h);
+}
+
+static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
+{
+    xfer *x = ud;
+    if (net_header_line(&x->res->h, buf, size * nitems, x->url))
+        response_reset(x); /* a new response (an interim 1xx, a proxy's CONNECT) */
     return size * nitems;
 }
 
@@ -626,7 +635,16 @@ struct net_session {
         CURL *h;
     } slot[MAX_HANDLES];
     unsigned next; /* round-robin eviction */
+    uint64_t requests, body_bytes, connects; /* net_session_counts */
 };
+
+void net_session_counts(const net_session *s, uint64_t *requests, uint64_t *body_bytes,
+                        uint64_t *connects)
+{
+    *requests = s ? s->requests : 0;
+    *body_bytes = s ? s->body_bytes : 0;
+    *connects = s ? s->connects : 0;
+}
 
 net_session *net_session_new(kvp_error *err)
 {
@@ -941,6 +959,11 @@ int net_fetch(net_session *s, const net_request *rq, net_result *res, kvp_error 
         CURLcode cc = perform(h, &x, res->url, send_token ? token : NULL, errbuf, &os_errno,
                               &redirect);
         res->status = res->h.status;
+        long conns = 0;
+        s->requests++;
+        s->body_bytes += res->received;
+        if (curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &conns) == CURLE_OK && conns > 0)
+            s->connects += (uint64_t)conns;
         if (x.stop && cc == CURLE_WRITE_ERROR) {
             res->flags |= NET_STOPPED_EARLY;
             cc = CURLE_OK;

@@ -139,6 +139,10 @@ int net_global_init(kvp_error *err);
  * same host (growing ranges, shard after shard) reuse its connection. */
 net_session *net_session_new(kvp_error *err);
 void net_session_free(net_session *s);
+/* What the session cost so far: HTTP exchanges (each redirect hop is one),
+ * body bytes taken from the network, and new connections opened. */
+void net_session_counts(const net_session *s, uint64_t *requests, uint64_t *body_bytes,
+                        uint64_t *connects);
 
 /* Performs rq, following redirects as rq->redirects says.  0: a response
  * was obtained, whatever its status (4xx/5xx are the caller's to read from
@@ -150,6 +154,12 @@ int net_fetch(net_session *s, const net_request *rq, net_result *res, kvp_error 
 void net_result_free(net_result *res);
 
 /* ---- helpers (also what net_fetch uses) ------------------------------------- */
+
+/* Parses one response header line (buf[0..n), CRLF or not) into h: 1 when
+ * it is a status line, which starts a new response (h reset first), else 0.
+ * url resolves a relative Link.  net_headers_clear frees what it holds. */
+int net_header_line(net_headers *h, const char *buf, size_t n, const char *url);
+void net_headers_clear(net_headers *h);
 
 /* "scheme://host:port", lower-case, default port written out; -1 if url
  * has no http(s) scheme or does not parse. */

@@ -20,6 +20,7 @@
 
 #include "../hfcache.h"
 #include "../kvp_int.h"
+#include "files.h"
 #include "hub.h"
 
 #define TOKEN_VARS "HF_TOKEN, HUGGING_FACE_HUB_TOKEN or $HF_HOME/token"
@@ -171,51 +172,10 @@ int hub_pct(const char *s, int keep_slash, char *out, size_t n)
     return 0;
 }
 
-/* mkdir -p of the directory part of path (everything before the last '/'). */
-static int mkdirs_for(const char *path)
-{
-    char p[4096];
-    if (fmt(p, sizeof p, "%s", path))
-        return -1;
-    char *last = strrchr(p, '/');
-    if (!last)
-        return 0;
-    *last = 0;
-    for (char *c = p + 1; ; c++) {
-        if (*c == '/' || !*c) {
-            char keep = *c;
-            *c = 0;
-            if (mkdir(p, 0777) && errno != EEXIST)
-                return -1;
-            if (!keep)
-                return 0;
-            *c = keep;
-        }
-    }
-}
-
-static unsigned rand32(void)
-{
-    static unsigned n;
-    return (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL) ^ (unsigned)clock() ^ (++n * 40503u);
-}
-
-/* Writes text to path atomically (unique temp next to it, then rename). */
+/* Writes text to path atomically (see files.h). */
 static int write_atomic(const char *path, const char *text)
 {
-    char tmp[4200];
-    if (mkdirs_for(path) || fmt(tmp, sizeof tmp, "%s.%08x.tmp", path, rand32()))
-        return -1;
-    FILE *f = fopen(tmp, "wx");
-    if (!f)
-        return -1;
-    int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return nf_write_atomic(path, text, strlen(text));
 }
 
 /* ---- git blob sha1 (the etag of a regular file) ------------------------------ */
@@ -300,6 +260,7 @@ typedef struct fetch {
     const char *repo, *rev, *path;
     char dir[4400];      /* <cache>/models--org--name */
     char url[4096];
+    hub_failure why;     /* what kind of failure, for hub_fetch_file_why */
 } fetch;
 
 int hub_fail_status(const hub_settings *s, const char *repo, const char *path, const char *rev,
@@ -353,11 +314,19 @@ int hub_fail_net(const hub_settings *s, const char *repo, const net_result *r,
 
 static int fail_status(fetch *f, const net_result *r, kvp_error *err)
 {
+    f->why = !strcmp(r->h.error_code, "EntryNotFound") ? HUB_FAIL_NO_FILE : HUB_FAIL_ANSWER;
     return hub_fail_status(f->s, f->repo, f->path, f->rev, r, err);
 }
 
 static int fail_net(fetch *f, const net_result *r, const kvp_error *nerr, kvp_error *err)
 {
+    switch (r->error) {
+    case NET_ERESOLVE: case NET_EUNREACHABLE: case NET_ECONNECT: case NET_ETIMEOUT:
+        f->why = HUB_FAIL_UNREACHABLE;
+        break;
+    default:
+        f->why = HUB_FAIL_TRANSFER;
+    }
     return hub_fail_net(f->s, f->repo, r, nerr, err);
 }
 
@@ -418,7 +387,7 @@ static int get_blob(fetch *f, const char *url, const char *etag, int64_t size, u
     char tmp[4600];
     int fd = -1;
     for (int i = 0; i < 16 && fd < 0; i++) {
-        if (fmt(tmp, sizeof tmp, "%s.%08x.incomplete", blob, rand32()))
+        if (fmt(tmp, sizeof tmp, "%s.%08x.incomplete", blob, nf_rand32()))
             break;
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
     }
@@ -474,7 +443,7 @@ static int link_snapshot(fetch *f, const char *snap, const char *etag, kvp_error
     ssize_t l = readlink(snap, cur, sizeof cur - 1);
     if (l >= 0 && (cur[l] = 0, !strcmp(cur, target)))
         return 0;
-    if (mkdirs_for(snap) || fmt(tmp, sizeof tmp, "%s.%08x.tmp", snap, rand32()) ||
+    if (nf_mkdirs_for(snap) || fmt(tmp, sizeof tmp, "%s.%08x.tmp", snap, nf_rand32()) ||
         symlink(target, tmp) || rename(tmp, snap)) {
         unlink(tmp);
         return kvp_fail(err, KVP_EINPUT, "%s: cannot create %s", f->repo, snap);
@@ -557,7 +526,7 @@ static int resolve(fetch *f, hub_resolved *o, kvp_error *err)
 static int start(fetch *f, const hub_settings *s, net_session *sess, const char *repo_id,
                  const char *revision, const char *path, kvp_error *err)
 {
-    *f = (fetch){s, sess, repo_id, revision ? revision : "main", path, "", ""};
+    *f = (fetch){s, sess, repo_id, revision ? revision : "main", path, "", "", HUB_FAIL_OTHER};
     if (!hub_valid_repo_id(repo_id))
         return kvp_fail(err, KVP_EUSAGE, "%s: not a Hub repo id (org/name)", repo_id ? repo_id : "");
     if (!hub_valid_path(path) || !hub_valid_revision(f->rev))
@@ -581,19 +550,18 @@ int hub_resolve(const hub_settings *s, net_session *sess, const char *repo_id,
     return resolve(&f, out, err);
 }
 
-int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *repo_id,
-                        const char *revision, const char *path, uint64_t max_bytes, char *out,
-                        size_t n, kvp_error *err)
+/* The download half (after start()): the cache when offline, else resolve
+ * and fetch into blobs/ with a snapshot link; f->why says how it failed. */
+static int fetch_file(fetch *fp, uint64_t max_bytes, char *out, size_t n, kvp_error *err)
 {
-    fetch f;
-    if (start(&f, s, sess, repo_id, revision, path, err))
-        return -1;
+    const hub_settings *s = fp->s;
+    const char *repo_id = fp->repo, *path = fp->path;
     if (s->offline)
-        return from_cache(&f, out, n, err);
+        return from_cache(fp, out, n, err);
     if (!max_bytes)
         max_bytes = NET_DEFAULT_MAX_BYTES;
     hub_resolved o;
-    if (resolve(&f, &o, err))
+    if (resolve(fp, &o, err))
         return -1;
     if (o.size >= 0 && (uint64_t)o.size > max_bytes)
         return kvp_fail(err, KVP_EINPUT, "%s: %s is %lld bytes, more than the %llu allowed; not "
@@ -601,8 +569,8 @@ int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *re
                         (unsigned long long)max_bytes);
     char blob[4600], snap[4600];
     struct stat st;
-    if (fmt(blob, sizeof blob, "%s/blobs/%s", f.dir, o.etag) ||
-        fmt(snap, sizeof snap, "%s/snapshots/%s/%s", f.dir, o.commit, path) ||
+    if (fmt(blob, sizeof blob, "%s/blobs/%s", fp->dir, o.etag) ||
+        fmt(snap, sizeof snap, "%s/snapshots/%s/%s", fp->dir, o.commit, path) ||
         fmt(out, n, "%s", snap))
         return kvp_fail(err, KVP_EUSAGE, "%s: cache path too long", repo_id);
     if (stat(snap, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -610,17 +578,38 @@ int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *re
         if (fmt(tag, sizeof tag, "%s/CACHEDIR.TAG", s->cache) == 0 && access(tag, F_OK))
             write_atomic(tag, "Signature: 8a477f597d28d172789f06886806bc55\n"
                               "# This file is a cache directory tag created by kvplan.\n");
-        if (mkdirs_for(blob))
-            return kvp_fail(err, KVP_EINPUT, "%s: cannot create %s/blobs", repo_id, f.dir);
-        if (access(blob, F_OK) && get_blob(&f, o.url, o.etag, o.size, max_bytes, blob, err))
+        if (nf_mkdirs_for(blob))
+            return kvp_fail(err, KVP_EINPUT, "%s: cannot create %s/blobs", repo_id, fp->dir);
+        if (access(blob, F_OK) && get_blob(fp, o.url, o.etag, o.size, max_bytes, blob, err))
             return -1;
-        if (link_snapshot(&f, snap, o.etag, err))
+        if (link_snapshot(fp, snap, o.etag, err))
             return -1;
     }
     char ref[4600];
-    if (!hub_valid_commit(f.rev) && fmt(ref, sizeof ref, "%s/refs/%s", f.dir, f.rev) == 0)
+    if (!hub_valid_commit(fp->rev) && fmt(ref, sizeof ref, "%s/refs/%s", fp->dir, fp->rev) == 0)
         write_atomic(ref, o.commit); /* best effort, as huggingface_hub */
     return 0;
+}
+
+int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *repo_id,
+                        const char *revision, const char *path, uint64_t max_bytes, char *out,
+                        size_t n, kvp_error *err)
+{
+    hub_failure why;
+    return hub_fetch_file_why(s, sess, repo_id, revision, path, max_bytes, out, n, &why, err);
+}
+
+int hub_fetch_file_why(const hub_settings *s, net_session *sess, const char *repo_id,
+                       const char *revision, const char *path, uint64_t max_bytes, char *out,
+                       size_t n, hub_failure *why, kvp_error *err)
+{
+    fetch f;
+    *why = HUB_FAIL_OTHER;
+    if (start(&f, s, sess, repo_id, revision, path, err))
+        return -1;
+    int rc = fetch_file(&f, max_bytes, out, n, err);
+    *why = rc ? f.why : HUB_FAIL_NONE;
+    return rc;
 }
 
 int hub_fetch_file(const char *repo_id, const char *revision, const char *path,

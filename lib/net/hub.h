@@ -52,6 +52,19 @@ int hub_fetch_file_with(const hub_settings *s, net_session *sess, const char *re
                         const char *revision, const char *path, uint64_t max_bytes, char *out,
                         size_t n, kvp_error *err);
 
+/* How a hub_fetch_file_why failed, for callers that fall back. */
+typedef enum hub_failure {
+    HUB_FAIL_NONE = 0,
+    HUB_FAIL_NO_FILE,     /* the repo answered: no such file (EntryNotFound) */
+    HUB_FAIL_UNREACHABLE, /* no answer at all: name, route, connection, timeout */
+    HUB_FAIL_ANSWER,      /* another error answer (gated, missing repo, 429...) */
+    HUB_FAIL_TRANSFER,    /* the transfer failed midway */
+    HUB_FAIL_OTHER        /* bad arguments, the cache, offline */
+} hub_failure;
+int hub_fetch_file_why(const hub_settings *s, net_session *sess, const char *repo_id,
+                       const char *revision, const char *path, uint64_t max_bytes, char *out,
+                       size_t n, hub_failure *why, kvp_error *err);
+
 /* What a HEAD on /resolve/ says of one file (hub_resolve). */
 typedef struct hub_resolved {
     char commit[72];    /* X-Repo-Commit (40 hex) */
