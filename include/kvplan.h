@@ -162,6 +162,18 @@ typedef struct kvp_model {
     /* Why vLLM cannot serve this model (no implementation of its
      * architecture); "" when it can.  The vLLM runtime refuses with it. */
     char vllm_refusal[160];
+    /* A model from the Ollama registry (ollama:NAME, hf.co/...): what its
+     * params layer sets, which kvp_ollama_llama_params turns into the
+     * llama-server flags Ollama would pass. */
+    int from_ollama;
+    uint64_t ollama_num_ctx;   /* params num_ctx; 0: not set (Ollama's automatic) */
+    uint64_t ollama_num_batch; /* params num_batch; 0: not set */
+    char ollama_name[160];     /* "qwen3:8b" */
+    /* What reading a remote model cost in this run: HTTP exchanges and body
+     * bytes (0 and 0 when it came from a local file or a cache), and the
+     * GGUF header bytes it needed (0 for a config.json). */
+    uint64_t fetch_requests, fetch_bytes, header_bytes;
+    uint64_t fetch_connections; /* new connections among those requests */
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);
@@ -172,6 +184,23 @@ int kvp_model_clone(const kvp_model *m, kvp_model **out, kvp_error *err);
  * an org/name repo id in the local Hugging Face cache, in that order of
  * precedence when the spec is ambiguous (an existing path wins). */
 int kvp_model_load(const char *spec, kvp_model **out, kvp_error *err);
+
+/* Where and how a MODEL argument is looked for (kvp_model_load_opts). */
+typedef struct kvp_load_opts {
+    const char *family;   /* read a config.json by this rule set (--family); NULL: its own */
+    const char *revision; /* a Hub branch, tag or commit (--revision); NULL: main */
+    int offline;          /* never use the network (--offline; HF_HUB_OFFLINE=1 also) */
+} kvp_load_opts;
+
+/* kvp_model_load with options, and the remote forms: an existing local path
+ * wins; then ollama:NAME[:TAG] and hf.co/ORG/REPO[:QUANT] (the Ollama
+ * registry, $KVPLAN_OLLAMA_REGISTRY), https://.../FILE.gguf, a catalog name,
+ * ORG/NAME:QUANT and ORG/NAME/PATH.gguf (a GGUF's header from the Hub by
+ * range requests), and ORG/NAME (the local Hugging Face cache, else its
+ * config.json from the Hub ($HF_ENDPOINT) into that cache, else, offline,
+ * the catalog).  The model's source says which answered.  o may be NULL. */
+int kvp_model_load_opts(const char *spec, const kvp_load_opts *o, kvp_model **out,
+                        kvp_error *err);
 int kvp_model_from_config_file(const char *path, kvp_model **out, kvp_error *err);
 int kvp_model_from_config_text(const char *text, size_t len, const char *label,
                                kvp_model **out, kvp_error *err);
@@ -673,6 +702,41 @@ char *kvp_techniques_json(const kvp_model *m, const kvp_tech_result *r);
 int kvp_plot_memory(const kvp_model *m, int llama, const kvp_theory_params *tp,
                     const kvp_llama_params *lp, uint64_t max_ctx, const char *path, int force,
                     kvp_error *err);
+
+/* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
+
+/* Since v0.30 Ollama runs every GGUF model in upstream llama-server, so its
+ * KV cache is llama.cpp's for the flags Ollama chooses (remote-models.md
+ * 4.3).  These are the server's environment variables, NULL when unset. */
+typedef struct kvp_ollama_env {
+    const char *context_length;  /* OLLAMA_CONTEXT_LENGTH: num_ctx per sequence */
+    const char *num_parallel;    /* OLLAMA_NUM_PARALLEL, default 1 */
+    const char *kv_cache_type;   /* OLLAMA_KV_CACHE_TYPE (-ctk and -ctv) */
+    const char *flash_attention; /* OLLAMA_FLASH_ATTENTION (on/off; unset: auto) */
+} kvp_ollama_env;
+/* The four from getenv(). */
+void kvp_ollama_env_read(kvp_ollama_env *e);
+
+typedef struct kvp_ollama_settings {
+    uint64_t num_ctx;            /* per sequence, after the cap at the training context */
+    uint32_t n_seq;              /* -np */
+    uint64_t n_ctx;              /* -c: num_ctx x np */
+    int has_type;                /* OLLAMA_KV_CACHE_TYPE was set: */
+    kvp_dtype type;              /* -ctk and -ctv */
+    kvp_flash_attn flash_attn;   /* -fa */
+    uint32_t n_batch;            /* -b and -ub */
+    size_t n_why;
+    char why[6][160];            /* how each setting was decided */
+} kvp_ollama_settings;
+
+/* What Ollama passes llama-server for m (a model with from_ollama set, or
+ * any model as a GGUF Ollama would run): num_ctx from the params layer, else
+ * OLLAMA_CONTEXT_LENGTH, else its automatic 4096 (the tier below 23 GiB of
+ * VRAM), capped at the training context; np from OLLAMA_NUM_PARALLEL (1,
+ * and forced to 1 for the architectures Ollama serves one at a time).  A
+ * malformed variable is an error naming it. */
+int kvp_ollama_settings_for(const kvp_model *m, const kvp_ollama_env *env,
+                            kvp_ollama_settings *out, kvp_error *err);
 
 /* ---- JSON output (schema KVPLAN_JSON_SCHEMA) ------------------------------ */
 

@@ -535,11 +535,9 @@ static void rd_free(rd *r)
     free(r->is_recr);
 }
 
-int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
+int kvp_model_from_gguf_file(const gguf_file *f, const char *path, kvp_model **out,
+                             kvp_error *err)
 {
-    gguf_file *f;
-    if (kvp_gguf_read(path, &f, err))
-        return -1;
     kvp_model *m = calloc(1, sizeof *m);
     rd r = {.f = f, .path = path, .err = err, .m = m};
     int rc = !m ? kvp_fail(err, KVP_EINPUT, "%s: out of memory", path)
@@ -549,11 +547,20 @@ int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
                           read_twin_dims(&r) || (r.a->finish && r.a->finish(&r))
                       ? -1 : 0;
     rd_free(&r);
-    kvp_gguf_free(f);
     if (rc) {
         kvp_model_free(m);
         return -1;
     }
     *out = m;
     return 0;
+}
+
+int kvp_model_from_gguf(const char *path, kvp_model **out, kvp_error *err)
+{
+    gguf_file *f;
+    if (kvp_gguf_read(path, &f, err))
+        return -1;
+    int rc = kvp_model_from_gguf_file(f, path, out, err);
+    kvp_gguf_free(f);
+    return rc;
 }

@@ -102,6 +102,31 @@ static int pick_snapshot(const char *repo, char *out, size_t n)
 
 int kvp_hfcache_find(const char *repo_id, char *out, size_t n)
 {
+    return kvp_hfcache_find_rev(repo_id, NULL, out, n);
+}
+
+/* A named revision: refs/<rev> (a branch or tag) or the commit itself;
+ * never another snapshot, which would be another model version. */
+static int pick_revision(const char *repo, const char *rev, char *out, size_t n)
+{
+    char p[4096], commit[128] = "";
+    if (strstr(rev, "..") || path(p, sizeof p, "%s/refs/%s", repo, rev))
+        return -1;
+    FILE *f = fopen(p, "r");
+    if (f) {
+        if (fscanf(f, "%127s", commit) != 1)
+            commit[0] = 0;
+        fclose(f);
+    }
+    if (!commit[0] || strchr(commit, '/'))
+        snprintf(commit, sizeof commit, "%.127s", rev);
+    if (strchr(commit, '/'))
+        return -1;
+    return path(out, n, "%s/snapshots/%s/config.json", repo, commit) == 0 && is_file(out) ? 0 : -1;
+}
+
+int kvp_hfcache_find_rev(const char *repo_id, const char *rev, char *out, size_t n)
+{
     const char *slash = strchr(repo_id, '/');
     if (!slash || slash == repo_id || !slash[1] || strchr(slash + 1, '/') ||
         strstr(repo_id, ".."))
@@ -112,5 +137,5 @@ int kvp_hfcache_find(const char *repo_id, char *out, size_t n)
     if (path(repo, sizeof repo, "%s/models--%.*s--%s", hub, (int)(slash - repo_id), repo_id,
              slash + 1))
         return -1;
-    return pick_snapshot(repo, out, n);
+    return rev && *rev ? pick_revision(repo, rev, out, n) : pick_snapshot(repo, out, n);
 }

@@ -71,6 +71,17 @@ json_t *kvp_json_model(const kvp_model *m)
     json_object_set_new(o, "dtype", json_string(kvp_dtype_name(m->dtype)));
     json_object_set_new(o, "groups", groups_arr(m));
     json_object_set_new(o, "facts", facts);
+    if (m->fetch_requests || m->header_bytes) /* read over the network, or its cache */
+        json_object_set_new(o, "fetch", json_pack("{s:I, s:I, s:I, s:I}", "requests",
+                                                  (json_int_t)m->fetch_requests, "connections",
+                                                  (json_int_t)m->fetch_connections, "bytes",
+                                                  (json_int_t)m->fetch_bytes, "gguf_header_bytes",
+                                                  (json_int_t)m->header_bytes));
+    if (m->from_ollama)
+        json_object_set_new(o, "ollama", json_pack("{s:s, s:o, s:o}", "name", m->ollama_name,
+            "num_ctx", m->ollama_num_ctx ? json_integer((json_int_t)m->ollama_num_ctx) : json_null(),
+            "num_batch", m->ollama_num_batch ? json_integer((json_int_t)m->ollama_num_batch)
+                                             : json_null()));
     return o;
 }
 

@@ -71,8 +71,13 @@ static const struct opt {
     {"host-memory", {"--host-memory", NULL}, 1},
     {"explain", {"--explain", NULL}, 0},
     {"family", {"--family", NULL}, 1},
+    {"offline", {"--offline", NULL}, 0},
+    {"revision", {"--revision", NULL}, 1},
     {"llama", {"--llama", NULL}, 0},
 };
+
+/* Where a MODEL is looked for, beside --family (kvp_load_opts). */
+#define MODEL_SOURCE_KEYS "offline revision"
 
 /* vLLM's options, so commands can accept them as a set. */
 #define VLLM_KEYS "max-model-len gpu-memory-utilization max-num-batched-tokens max-num-seqs " \
@@ -175,6 +180,7 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         if (kvp_parse_tokens(val, &n) || n > 1u << 24)
             return cli_fail(EXIT_INPUT, "%s %s: the batch size must be in [1, 16777216]", arg, val);
         *(k[0] == 'b' ? &o->n_batch : &o->n_ubatch) = (uint32_t)n;
+        *(k[0] == 'b' ? &o->batch_set : &o->ubatch_set) = 1;
     } else if (!strcmp(k, "flash-attn")) {
         if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "true"))
             o->flash_attn = KVP_FA_ON;
@@ -184,6 +190,7 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
             o->flash_attn = KVP_FA_AUTO;
         else
             return cli_fail(EXIT_INPUT, "%s %s: flash attention is on, off or auto", arg, val);
+        o->fa_set = 1;
     } else if (!strcmp(k, "swa-full")) {
         o->swa_full = 1;
     } else if (!strcmp(k, "kv-unified") || !strcmp(k, "no-kv-unified")) {
@@ -196,6 +203,7 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
             return cli_fail(EXIT_INPUT, "%s %s: unknown cache type (known: f32 f16 bf16 fp8 "
                             "q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl nvfp4 kivi2)", arg, val);
         *(k[11] == 'k' ? &o->type_k : &o->type_v) = t;
+        *(k[11] == 'k' ? &o->type_k_set : &o->type_v_set) = 1;
     } else if (!strcmp(k, "runtime")) {
         o->runtime = val;
         o->runtime_set = 1;
@@ -212,6 +220,10 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->explain = 1;
     } else if (!strcmp(k, "family")) {
         o->family = val;
+    } else if (!strcmp(k, "offline")) {
+        o->offline = 1;
+    } else if (!strcmp(k, "revision")) {
+        o->revision = val;
     } else if (!strcmp(k, "output")) {
         o->out = val;
     } else if (!strcmp(k, "kv-only")) {
@@ -246,9 +258,12 @@ int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
     o->flash_attn = KVP_FA_AUTO;
     o->kv_unified = -1;
     o->prefix_caching = -1;
-    if (accepts(accepted, "vllm"))
-        accepted = o->accepted_buf, snprintf(o->accepted_buf, sizeof o->accepted_buf, "%s %s",
-                                             o->accepted, VLLM_KEYS);
+    /* where MODEL comes from: every command that reads one takes these */
+    if (accepts(accepted, "family") || accepts(accepted, "vllm"))
+        accepted = o->accepted_buf,
+        snprintf(o->accepted_buf, sizeof o->accepted_buf, "%s%s%s", o->accepted,
+                 accepts(o->accepted, "vllm") ? " " VLLM_KEYS : "",
+                 accepts(o->accepted, "family") ? " " MODEL_SOURCE_KEYS : "");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         if (a[0] != '-' || !a[1]) {
@@ -313,12 +328,62 @@ const char *fmt_mib(uint64_t bytes, char *buf, size_t n)
     return buf;
 }
 
-int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m)
+/* The flags Ollama would pass, where the command line gave none. */
+static int ollama_defaults(cli_opts *o, const kvp_model *m)
+{
+    kvp_ollama_env env;
+    kvp_ollama_settings s;
+    kvp_error e;
+    kvp_ollama_env_read(&env);
+    if (kvp_ollama_settings_for(m, &env, &s, &e))
+        return cli_fail_err(&e);
+    if (!o->runtime_set)
+        o->runtime = "llama.cpp";
+    if (!o->n_ctx_set)
+        o->n_ctx = s.n_ctx, o->n_ctx_set = 1;
+    if (!o->np_set)
+        o->n_seq = s.n_seq, o->np_set = 1;
+    if (s.has_type && !o->type_k_set)
+        o->type_k = s.type;
+    if (s.has_type && !o->type_v_set)
+        o->type_v = s.type;
+    if (!o->fa_set)
+        o->flash_attn = s.flash_attn;
+    if (!o->batch_set)
+        o->n_batch = s.n_batch;
+    if (!o->ubatch_set)
+        o->n_ubatch = s.n_batch;
+    char line[1200];
+    size_t len = (size_t)snprintf(line, sizeof line, "as Ollama runs %s: llama-server -c %llu "
+                                  "-np %u -b %u -ub %u%s%s%s%s", m->ollama_name,
+                                  (unsigned long long)o->n_ctx, o->n_seq, o->n_batch,
+                                  o->n_ubatch, s.has_type ? " -ctk/-ctv " : "",
+                                  s.has_type ? kvp_dtype_name(s.type) : "",
+                                  o->flash_attn == KVP_FA_ON ? " -fa on"
+                                  : o->flash_attn == KVP_FA_OFF ? " -fa off" : " -fa auto",
+                                  " (");
+    for (size_t i = 0; i < s.n_why && len < sizeof line; i++)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", i ? "; " : "", s.why[i]);
+    if (len < sizeof line)
+        snprintf(line + len, sizeof line - len, "; given flags win)");
+    fprintf(stderr, "kvplan: %s\n", line);
+    return 0;
+}
+
+int cli_load_model(cli_opts *o, const char *cmd, kvp_model **m)
 {
     kvp_error e;
     if (!o->model)
         return cli_fail(EXIT_USAGE, "%s: no model given (see kvplan %s --help)", cmd, cmd);
-    return kvp_model_load_family(o->model, o->family, m, &e) ? cli_fail_err(&e) : 0;
+    kvp_load_opts lo = {o->family, o->revision, o->offline};
+    if (kvp_model_load_opts(o->model, &lo, m, &e))
+        return cli_fail_err(&e);
+    int rc = (*m)->from_ollama ? ollama_defaults(o, *m) : 0;
+    if (rc) {
+        kvp_model_free(*m);
+        *m = NULL;
+    }
+    return rc;
 }
 
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n)

@@ -53,6 +53,9 @@ typedef struct cli_opts {
     int explain;
     uint64_t capacity_blocks, capacity_tokens;
     const char *family;      /* --family NAME: read the config.json by this rule set */
+    const char *revision;    /* --revision REV: a Hub branch, tag or commit */
+    int offline;             /* --offline: no network */
+    int type_k_set, type_v_set, fa_set, batch_set, ubatch_set; /* given, not defaults */
     int llama_archs;         /* archs --llama */
 } cli_opts;
 
@@ -77,7 +80,10 @@ const char *fmt_int(uint64_t v, char *buf, size_t n);
 const char *fmt_mib(uint64_t bytes, char *buf, size_t n);
 
 /* Loads the model named on the command line; returns 0 or an exit code. */
-int cli_load_model(const cli_opts *o, const char *cmd, kvp_model **m);
+/* A model from Ollama (ollama:NAME) also sets, where the command line did
+ * not, the runtime (llama.cpp) and the flags Ollama would pass llama-server,
+ * said in one line on stderr. */
+int cli_load_model(cli_opts *o, const char *cmd, kvp_model **m);
 /* Runtime settings from the options. */
 void cli_theory_params(const cli_opts *o, kvp_theory_params *p);
 void cli_llama_params(const cli_opts *o, kvp_llama_params *p);

@@ -25,6 +25,8 @@ static const char help[] =
     "predicts the token capacity and concurrency and checks the logged ones fall in it;\n"
     "vLLM's own flags (-tp, --block-size, --kv-cache-dtype, prefix caching) are not in\n"
     "those lines, so give them as you ran.\n"
+    "  --revision REV a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline      never use the network: local files, caches and the catalog only\n"
     "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
     "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "Exit status: 0 everything matches, 3 a difference (shown), 1 bad input.\n"

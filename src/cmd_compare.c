@@ -19,6 +19,8 @@ static const char help[] =
     "  --variants LIST   f16 (the flags as given), q8_0 / q4_0 (K and V cache type),\n"
     "                    swa-full (llama.cpp's --swa-full, for models with windows)\n"
     "The llama.cpp and vLLM flags of `kvplan mem` apply to their cells.\n"
+    "  --revision REV a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline      never use the network: local files, caches and the catalog only\n"
     "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
     "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"

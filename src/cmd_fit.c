@@ -20,6 +20,8 @@ static const char help[] =
     "                    requests at max_model_len N (its concurrency, rounded down)\n"
     "The flags of `kvplan mem` for each runtime apply (-ctk/-ctv, -fa, -ub, --swa-full,\n"
     "--kv-cache-dtype, --block-size, -tp, ...). Sizes are binary: MiB = 2^20 bytes.\n"
+    "  --revision REV a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline      never use the network: local files, caches and the catalog only\n"
     "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
     "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"

@@ -15,6 +15,8 @@ static const char help[] =
     "  -ctk, --cache-type-k  K cache type: f32 f16 bf16 fp8 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl\n"
     "  -ctv, --cache-type-v  V cache type (same list); default f16 for both\n"
     "  --json                JSON schema 1 (every byte count an integer)\n"
+    "  --revision REV        a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline             never use the network: local files, caches and the catalog only\n"
     "  --family NAME         read MODEL's config.json by kvplan's rule set NAME (llama,\n"
     "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
     "                        output says so\n"
@@ -349,6 +351,7 @@ int cmd_mem(int argc, char **argv)
                         "llama.cpp, vllm and all)", o.runtime);
     if ((rc = cli_load_model(&o, "mem", &m)))
         return rc;
+    rt = find_runtime(o.runtime); /* an Ollama model defaults to llama.cpp */
     rc = rt->run(m, &o);
     kvp_model_free(m);
     return rc;

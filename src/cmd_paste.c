@@ -3,6 +3,7 @@
  * The command's flags that change the KV cache are passed to `kvplan mem`
  * under the same names; every other flag (ports, offload, chat templates)
  * is set aside and listed, so a whole command line can be pasted as is. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +14,24 @@ static const char help[] =
     "\n"
     "COMMAND is the command line you run, pasted as is:\n"
     "  llama-server / llama-cli -m MODEL.gguf [flags]   -> --runtime llama.cpp\n"
+    "  llama-server -hf ORG/NAME[:QUANT] [-hff FILE]    -> the same, the GGUF's header\n"
+    "                                                      read from the Hub by range\n"
     "  vllm serve MODEL [flags]                         -> --runtime vllm (--entry serve)\n"
+    "  ollama run|serve MODEL                           -> --runtime llama.cpp with what\n"
+    "                                                      Ollama passes llama-server\n"
     "MODEL is resolved as for every kvplan command (GGUF, config.json, catalog name,\n"
-    "Hugging Face id). Flags that size the cache are used; the rest are listed as\n"
-    "ignored. Options before -- are kvplan's (`kvplan mem --help`).\n"
+    "Hugging Face id, ollama:NAME). Flags that size the cache are used; the rest are\n"
+    "listed as ignored. For ollama, OLLAMA_CONTEXT_LENGTH, OLLAMA_NUM_PARALLEL,\n"
+    "OLLAMA_KV_CACHE_TYPE and OLLAMA_FLASH_ATTENTION are read from the environment,\n"
+    "as the Ollama server reads them. Options before -- are kvplan's (`kvplan mem\n"
+    "--help`).\n"
     "\n"
     "examples:\n"
     "  kvplan -- llama-server -m qwen3-8b -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on\n"
     "  kvplan --gpu H100 -- vllm serve Qwen/Qwen3-8B --max-model-len 40960 "
-    "--gpu-memory-utilization 0.9\n";
+    "--gpu-memory-utilization 0.9\n"
+    "  kvplan -- llama-server -hf unsloth/Qwen3-8B-GGUF:Q4_K_M -c 32768\n"
+    "  OLLAMA_NUM_PARALLEL=2 kvplan -- ollama run qwen3:8b\n";
 
 /* The runtime flags kvplan understands, per runtime: whether each takes a
  * value.  Their names are kvplan mem's own, so they pass through. */
@@ -60,6 +70,7 @@ typedef struct pasted {
     const char *argv[256];
     int argc;
     char ignored[512];
+    char hf[1024];           /* -hf REPO[:QUANT] with -hff FILE, as a kvplan MODEL */
 } pasted;
 
 static int push(pasted *o, const char *a)
@@ -74,6 +85,31 @@ static void set_aside(pasted *o, const char *a)
 {
     size_t len = strlen(o->ignored);
     snprintf(o->ignored + len, sizeof o->ignored - len, "%s%s", len ? " " : "", a);
+}
+
+/* -hf REPO[:QUANT] and -hff FILE (either order) as one kvplan MODEL:
+ * REPO:QUANT, or REPO/FILE when a file is named (llama.cpp: -hff wins). */
+static int hf_model(pasted *o, const char *flag, const char *val)
+{
+    static char repo[512], file[512];
+    if (!strcmp(flag, "-hff") || !strcmp(flag, "--hf-file"))
+        snprintf(file, sizeof file, "%s", val);
+    else
+        snprintf(repo, sizeof repo, "%s", val);
+    if (!repo[0]) {
+        snprintf(o->hf, sizeof o->hf, "%s", "");
+        return 0;
+    }
+    if (file[0]) {
+        size_t r = strcspn(repo, ":");
+        if (snprintf(o->hf, sizeof o->hf, "%.*s/%s", (int)r, repo, file) >= (int)sizeof o->hf)
+            return cli_fail(EXIT_USAGE, "--: -hf/-hff: too long");
+    } else {
+        /* "REPO:" when no quant: a GGUF by llama.cpp's default pick, even in a
+         * repo that also has a config.json */
+        snprintf(o->hf, sizeof o->hf, "%s%s", repo, strchr(repo, ':') ? "" : ":");
+    }
+    return 0;
 }
 
 /* Walks the pasted flags: known ones go to `mem`, the rest are set aside.
@@ -91,9 +127,17 @@ static int translate(char **args, int n, const struct flag *set, int llama, past
             *model = args[++i];
         } else if (!llama && (!strcmp(a, "--model") || !strncmp(a, "--model=", 8))) {
             *model = a[7] == '=' ? a + 8 : (i + 1 < n ? args[++i] : NULL);
-        } else if (llama && (!strcmp(a, "-hf") || !strcmp(a, "--hf-repo") || !strcmp(a, "-mu"))) {
-            return cli_fail(EXIT_USAGE, "--: %s downloads the model; kvplan reads local files: "
-                            "give -m with the GGUF (or a catalog name)", a);
+        } else if (llama && (!strcmp(a, "-hf") || !strcmp(a, "--hf-repo") ||
+                             !strcmp(a, "-hfr") || !strcmp(a, "-hff") || !strcmp(a, "--hf-file"))) {
+            if (i + 1 >= n)
+                return cli_fail(EXIT_USAGE, "--: %s needs a value", a);
+            if (hf_model(o, a, args[++i]))
+                return EXIT_USAGE;
+            *model = o->hf;
+        } else if (llama && (!strcmp(a, "-mu") || !strcmp(a, "--model-url"))) {
+            if (i + 1 >= n)
+                return cli_fail(EXIT_USAGE, "--: %s needs a URL", a);
+            *model = args[++i];
         } else if (f && llama && (!strcmp(f->name, "-fa") || !strcmp(f->name, "--flash-attn")) &&
                    (i + 1 >= n || args[i + 1][0] == '-')) {
             if (push(o, "-fa") || push(o, "on")) /* older llama.cpp: -fa alone means on */
@@ -114,6 +158,35 @@ static int translate(char **args, int n, const struct flag *set, int llama, past
         }
     }
     return 0;
+}
+
+/* `ollama run MODEL [flags]`: the model as ollama:MODEL; the flags Ollama
+ * passes llama-server follow from the model and the OLLAMA_* variables
+ * (cli_load_model), and run's own flags change nothing in the cache. */
+static int paste_ollama(int n_kv, char **kv, int argc, char **argv)
+{
+    pasted o;
+    static char model[1024];
+    memset(&o, 0, sizeof o);
+    push(&o, "mem");
+    push(&o, NULL);
+    for (int i = 0; i < argc; i++) {
+        if (argv[i][0] == '-' || o.argv[1])
+            set_aside(&o, argv[i]);
+        else if (snprintf(model, sizeof model, "%s%s", strncmp(argv[i], "ollama:", 7) ? "ollama:"
+                          : "", argv[i]) >= (int)sizeof model)
+            return cli_fail(EXIT_USAGE, "--: ollama run: the model name is too long");
+        else
+            o.argv[1] = model;
+    }
+    if (!o.argv[1])
+        return cli_fail(EXIT_USAGE, "--: ollama run needs a MODEL");
+    for (int i = 0; i < n_kv; i++)
+        if (push(&o, kv[i]))
+            return EXIT_USAGE;
+    if (o.ignored[0])
+        fprintf(stderr, "kvplan: set aside (no effect on the cache): %s\n", o.ignored);
+    return cmd_mem(o.argc, (char **)o.argv);
 }
 
 /* argv: "--" (or nothing) already stripped; kv: kvplan's own options. */
@@ -137,8 +210,13 @@ int cmd_paste(int n_kv, char **kv, int argc, char **argv)
     } else if (!strcmp(prog, "vllm") && argc > 1 && !strcmp(argv[1], "serve")) {
         llama = 0;
         argv += 2, argc -= 2;
+    } else if (!strcmp(prog, "ollama") && argc > 1 && !strcmp(argv[1], "run")) {
+        return paste_ollama(n_kv, kv, argc - 2, argv + 2);
+    } else if (!strcmp(prog, "ollama")) {
+        return cli_fail(EXIT_USAGE, "--: ollama %s: kvplan reads `ollama run MODEL` (the server's "
+                        "OLLAMA_* variables come from the environment)", argc > 1 ? argv[1] : "");
     } else {
-        return cli_fail(EXIT_USAGE, "--: %s: kvplan reads llama-server, llama-cli and vllm serve "
+        return cli_fail(EXIT_USAGE, "--: %s: kvplan reads llama-server, llama-cli, vllm serve and ollama run "
                         "command lines", argv[0]);
     }
     push(&o, "mem");

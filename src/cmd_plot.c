@@ -12,6 +12,8 @@ static const char help[] =
     "SVG: one band per layer kind and the fixed state (theory), or per cache as\n"
     "llama.cpp prints them. The runtime flags of `kvplan mem` apply (-np, -ctk/-ctv,\n"
     "-ub, --swa-full, ...). An existing OUT.svg is kept unless --force.\n"
+    "  --revision REV a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline      never use the network: local files, caches and the catalog only\n"
     "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
     "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"

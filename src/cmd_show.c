@@ -14,6 +14,8 @@ static const char help[] =
     "shape), the cache bytes per token and the fixed state per sequence (theory\n"
     "runtime, f16 cache unless -ctk/-ctv say otherwise), and where every number came\n"
     "from in the config.\n"
+    "  --revision REV a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline      never use the network: local files, caches and the catalog only\n"
     "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
     "                 ...), for an architecture kvplan cannot name; the output says so\n"
     "\n"

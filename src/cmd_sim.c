@@ -41,6 +41,8 @@ static const char help[] =
     "                        --gpu, --kv-cache-memory, -tp ...); full-attention and MLA\n"
     "                        models only\n"
     "  --block-size B        tokens per block (default 16; 512 for --trace)\n"
+    "  --revision REV        a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline             never use the network: local files, caches and the catalog only\n"
     "  --family NAME         read MODEL's config.json by kvplan's rule set NAME (llama,\n"
     "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
     "                        output says so\n"
@@ -197,7 +199,8 @@ static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs)
     kvp_model *m;
     kvp_vllm_params p;
     kvp_error e;
-    int rc = cli_load_model(o, "sim", &m);
+    cli_opts mo = *o; /* the model's defaults must not leak into the workload's options */
+    int rc = cli_load_model(&mo, "sim", &m);
     if (rc)
         return rc;
     kvp_vllm_result *r = malloc(sizeof *r);

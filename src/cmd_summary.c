@@ -10,6 +10,8 @@ static const char help[] =
     "\n"
     "Prints the KV cache and fixed state of MODEL at 4K, 32K and 128K tokens\n"
     "(theory runtime). `kvplan show MODEL` explains each number.\n"
+    "  --revision REV a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline      never use the network: local files, caches and the catalog only\n"
     "  --family NAME  read MODEL's config.json by kvplan's rule set NAME (llama, gemma3,\n"
     "                 ...), for an architecture kvplan cannot name; the output says so\n";
 

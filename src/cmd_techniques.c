@@ -51,6 +51,8 @@ static const char help[] =
     "                          compressed=R[:W]|nsa\n"
     "  --host-memory SIZE    the offload row's host tier (default 128GiB)\n"
     "  --explain             what each row changes and assumes, and its source\n"
+    "  --revision REV        a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline             never use the network: local files, caches and the catalog only\n"
     "  --family NAME         read MODEL's config.json by kvplan's rule set NAME (llama,\n"
     "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
     "                        output says so\n"

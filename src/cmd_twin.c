@@ -23,6 +23,8 @@ static const char help[] =
     "                     the graph allows, FFN and expert widths, expert count,\n"
     "                     vocabulary) and keep every value that does\n"
     "  --force            overwrite PATH if it exists\n"
+    "  --revision REV     a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
+    "  --offline          never use the network: local files, caches and the catalog only\n"
     "  --family NAME      read MODEL's config.json by kvplan's rule set NAME, for an\n"
     "                     architecture kvplan cannot name\n"
     "\n"
