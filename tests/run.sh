@@ -14,6 +14,24 @@
 #   no-stdout:                             stdout must be empty
 #   env: NAME=VALUE                        set for the run (paths relative to tests/)
 #
+# ONLY=GLOB runs just the cases whose names match (no unit tests).
+#
+# Cases in tests/remote/cases/ run against tests/remote/fake_remote.py (a
+# fake Hugging Face Hub, CDN and Ollama registry on 127.0.0.1 / 127.0.0.2,
+# started once with fixtures from tests/remote/mkfixtures.sh), each in a
+# fresh HOME (so a fresh Hugging Face cache and kvplan cache), with
+# HF_ENDPOINT and KVPLAN_OLLAMA_REGISTRY pointing at it.  In cmd:, env: and
+# setup: lines @HUB@ is the hub's URL, @CDN@ the cdn's, @FX@ the fixtures
+# directory.  They also take:
+#   setup: ARGS        a kvplan run before cmd (several allowed; must exit 0;
+#                      env: lines are for cmd alone)
+#   file: PATH         PATH (relative to the case's HOME) exists
+#   symlink: PATH      PATH is a symbolic link
+#   log: REGEX         a server log line of this case matches (grep -E)
+#   no-log: REGEX      no server log line of this case matches
+# Every other case gets HF_ENDPOINT and KVPLAN_OLLAMA_REGISTRY at a closed
+# loopback port, so no case ever reaches beyond this machine.
+#
 # Cases run from tests/ so data files are named data/...  The run ends with
 # the summary line "N passed, N failed".
 set -u
@@ -36,7 +54,7 @@ report() { # status name detail
 }
 
 # unit tests print "ok NAME" or "FAIL NAME: why" per check
-if [ -n "$UNIT_DIR" ]; then
+if [ -n "$UNIT_DIR" ] && [ -z "${ONLY:-}" ]; then
     for t in "$UNIT_DIR"/test_*; do
         [ -x "$t" ] || continue
         out=$("$t" 2>&1)
@@ -51,24 +69,47 @@ if [ -n "$UNIT_DIR" ]; then
     done
 fi
 
-run_case() { # file
-    local f=$1 name args=() want_exit=0 rc why=""
+closed=http://127.0.0.1:9  # the discard port, closed: refused at once
+hub=$closed cdn=$closed fx=
+
+subst() { # text: the remote placeholders filled in
+    local t=${1//@HUB@/$hub}
+    t=${t//@CDN@/$cdn}
+    printf '%s' "${t//@FX@/$fx}"
+}
+
+run_case() { # file [home]
+    local f=$1 name args=() want_exit=0 rc why="" home=${2:-$tmp/home}
     name=$(basename "$f" .case)
     local cmd
-    cmd=$(sed -n 's/^cmd: //p' "$f" | head -1)
+    cmd=$(subst "$(sed -n 's/^cmd: //p' "$f" | head -1)")
     [ -n "$cmd" ] || { report fail "$name" "no cmd: line"; return; }
     want_exit=$(sed -n 's/^exit: //p' "$f" | head -1)
     eval "args=($cmd)"
-    local envs=()
-    while IFS= read -r e; do envs+=("$e"); done < <(sed -n 's/^env: //p' "$f")
-    (cd "$here" && env HOME="$tmp/home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= "${envs[@]}" \
-        timeout 20 "$KVPLAN" "${args[@]}" >"$tmp/out" 2>"$tmp/err")
+    local base=(HF_ENDPOINT="$hub" KVPLAN_OLLAMA_REGISTRY="$hub") envs=()
+    while IFS= read -r e; do envs+=("$(subst "$e")"); done < <(sed -n 's/^env: //p' "$f")
+    local setup
+    while IFS= read -r setup; do
+        local sargs=()
+        eval "sargs=($(subst "$setup"))"
+        (cd "$here" && env HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
+            HF_HUB_OFFLINE= HF_TOKEN= "${base[@]}" timeout 20 "$KVPLAN" "${sargs[@]}" \
+            >"$tmp/out" 2>"$tmp/err") ||
+            why="setup failed: ${sargs[*]}: $(head -c 300 "$tmp/err")"
+    done < <(sed -n 's/^setup: //p' "$f")
+    local log0=0 # the log lines of cmd alone
+    [ -z "${log:-}" ] || { sleep 0.2; log0=$(wc -l <"$log"); }
+    (cd "$here" && env HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
+        HF_HUB_OFFLINE= HF_TOKEN= "${base[@]}" "${envs[@]}" timeout 20 "$KVPLAN" "${args[@]}" \
+        >"$tmp/out" 2>"$tmp/err")
     rc=$?
+    [ -z "${log:-}" ] || { sleep 0.2; tail -n +"$((log0 + 1))" "$log" >"$tmp/log"; }
     if [ "$rc" != "${want_exit:-0}" ]; then
         why="exit $rc, expected ${want_exit:-0}; stderr: $(head -c 300 "$tmp/err")"
     fi
     while IFS= read -r line; do
         [ -z "$why" ] || break
+        line=$(subst "$line")
         case "$line" in
         "json: "*)
             jq -e "${line#json: }" "$tmp/out" >/dev/null 2>&1 ||
@@ -82,14 +123,59 @@ run_case() { # file
                 why="stderr has $(wc -l <"$tmp/err") lines, expected ${line#stderr-lines: }" ;;
         "no-stdout:"*)
             [ ! -s "$tmp/out" ] || why="stdout not empty" ;;
+        "file: "*) # a glob
+            compgen -G "$home/${line#file: }" >/dev/null || why="no file ${line#file: }" ;;
+        "symlink: "*)
+            local l
+            l=$(compgen -G "$home/${line#symlink: }" | head -1)
+            [ -n "$l" ] && [ -L "$l" ] || why="not a symlink: ${line#symlink: }" ;;
+        "log: "*)
+            grep -qE -- "${line#log: }" "$tmp/log" || why="server log lacks /${line#log: }/" ;;
+        "no-log: "*)
+            ! grep -qE -- "${line#no-log: }" "$tmp/log" ||
+                why="server log has /${line#no-log: }/: $(grep -E -- "${line#no-log: }" "$tmp/log" | head -1 | head -c 300)" ;;
         esac
     done <"$f"
     if [ -z "$why" ]; then report ok "$name"; else report fail "$name" "$why"; fi
 }
 
+ONLY=${ONLY:-} # a glob of case names to run (unit tests are skipped then)
+want() { [ -z "$ONLY" ] || [[ $(basename "$1" .case) == $ONLY ]]; }
+
 for f in "$here"/cases/*.case; do
-    run_case "$f"
+    want "$f" && run_case "$f"
 done
+
+# the remote cases, against the fake Hub / CDN / registry
+start_remote() {
+    fx=$tmp/fixtures log=$tmp/remote.log
+    local ports=$tmp/remote.ports
+    bash "$here/remote/mkfixtures.sh" "$fx" "$KVPLAN" >"$tmp/mkfixtures.out" 2>&1 ||
+        { cat "$tmp/mkfixtures.out"; return 1; }
+    python3 "$here/remote/fake_remote.py" --fixtures "$fx" --ports-file "$ports" --log "$log" \
+        --token hf_user_token --gated-approved-token hf_approved_token \
+        >"$tmp/remote.out" 2>&1 &
+    remote_pid=$!
+    for _ in $(seq 100); do [ -s "$ports" ] && break; sleep 0.1; done
+    [ -s "$ports" ] || { cat "$tmp/remote.out"; return 1; }
+    read -r hp cp <"$ports"
+    hub=http://127.0.0.1:$hp cdn=http://127.0.0.2:$cp
+}
+remote_wanted=
+for f in "$here"/remote/cases/*.case; do want "$f" && remote_wanted=1; done
+if [ -n "$remote_wanted" ]; then
+    if start_remote; then
+        trap 'kill "$remote_pid" 2>/dev/null; wait "$remote_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+        for f in "$here"/remote/cases/*.case; do
+            want "$f" || continue
+            h=$tmp/rhome-$(basename "$f" .case)
+            mkdir -p "$h"
+            run_case "$f" "$h"
+        done
+    else
+        report fail "remote cases" "the fake Hub did not start"
+    fi
+fi
 
 echo
 echo "$pass passed, $fail failed"

@@ -225,6 +225,13 @@ for rid in sorted(SPECIAL_REPOS):
         subprocess.run(["cp", "--sparse=always", src, dst], check=True)
 PY
 
+# A CDN that cuts the transfer inside the GGUF header (test/truncate cuts at
+# half the file, long after the header).
+t=$out/hf/kvtest/Qwen3-8B-GGUF-truncated
+mkdir -p "$t"
+link "$g/Qwen3-8B-Q4_K_M.gguf" "$t/Qwen3-8B-Q4_K_M.gguf"
+echo '{"cdn_mode": "truncate", "cdn_params": {"truncate_at": 5000}}' >"$t/.meta.json"
+
 # ---- Ollama registry -------------------------------------------------------------
 
 cat >"$o/params" <<'EOF'
