@@ -116,8 +116,10 @@ $(B)/bench:
 $(B)/bench/bench_gguf: bench/bench_gguf.c lib/gguf.h $(B)/libkvplan.a | $(B)/bench
 	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS) -ldl
 
-bench: $(B)/bench/bench_gguf
+bench: $(B)/bench/bench_gguf $(B)/kvplan
 	@BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/run.sh
+	@echo
+	@KVPLAN=$(CURDIR)/$(B)/kvplan BENCH_GGUF=$(CURDIR)/$(B)/bench/bench_gguf bash bench/bench_remote.sh
 
 oracle: $(B)/kvplan
 	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/oracle/run.sh --source both

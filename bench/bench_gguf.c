@@ -8,6 +8,7 @@
  * fault, the scheduler) does not decide the ratio.
  *
  *   bench_gguf DIR [--ggml LIB] [--node "CMD"]
+ *   bench_gguf DIR --write-only     (the file alone, for bench/bench_remote.sh)
  *
  * LIB is llama.cpp's libggml-base.so, loaded with dlopen (its
  * gguf_init_from_file with no_alloc and no ggml context: metadata and tensor
@@ -246,6 +247,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/bench-twin.gguf", argv[1]);
     if (write_twin(path))
         return 1;
+    if (argc > 2 && strcmp(argv[2], "--write-only") == 0)
+        return 0;
 
     gguf_file *f;
     kvp_error err;
