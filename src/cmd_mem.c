@@ -8,6 +8,11 @@
 static const char help[] =
     "usage: kvplan mem MODEL [--runtime theory|llama.cpp] [options] [--json]\n"
     "\n"
+    "MODEL: a catalog name (qwen3-8b), a config.json, a directory or a GGUF file;\n"
+    "ORG/NAME (the Hugging Face cache, else the Hub, else the catalog); ORG/NAME:QUANT or\n"
+    "ORG/NAME/PATH.gguf and https://.../FILE.gguf (the GGUF's header by range requests);\n"
+    "ollama:NAME[:TAG] (the Ollama registry; the runtime and flags Ollama would use).\n"
+    "\n"
     "  --runtime R           theory (the config arithmetic) or llama.cpp; default theory\n"
     "  -c, --ctx-size N      tokens in total (4096, 32k, 128K); theory default 4096,\n"
     "                        llama.cpp default: the model's training context, as llama-server\n"

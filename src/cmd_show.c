@@ -10,6 +10,11 @@
 static const char help[] =
     "usage: kvplan show MODEL [-ctk TYPE] [-ctv TYPE] [--family NAME] [--json]\n"
     "\n"
+    "MODEL: a catalog name (qwen3-8b), a config.json, a directory or a GGUF file;\n"
+    "ORG/NAME (the Hugging Face cache, else the Hub, else the catalog); ORG/NAME:QUANT or\n"
+    "ORG/NAME/PATH.gguf and https://.../FILE.gguf (the GGUF's header by range requests);\n"
+    "ollama:NAME[:TAG] (the Ollama registry; the runtime and flags Ollama would use).\n"
+    "\n"
     "Prints the architecture card: each group of layers (kind, count, which layers,\n"
     "shape), the cache bytes per token and the fixed state per sequence (theory\n"
     "runtime, f16 cache unless -ctk/-ctv say otherwise), and where every number came\n"

@@ -11,6 +11,7 @@
 #   stdout: REGEX                          a line of stdout must match (grep -E)
 #   stderr: REGEX                          a line of stderr must match (grep -E)
 #   stderr-lines: 1                        stderr has exactly this many lines
+#   not-stderr: REGEX                      no line of stderr matches
 #   no-stdout:                             stdout must be empty
 #   env: NAME=VALUE                        set for the run (paths relative to tests/)
 #
@@ -25,7 +26,8 @@
 # directory.  They also take:
 #   setup: ARGS        a kvplan run before cmd (several allowed; must exit 0;
 #                      env: lines are for cmd alone)
-#   file: PATH         PATH (relative to the case's HOME) exists
+#   file: PATH         PATH (relative to the case's HOME; a glob) exists
+#   no-file: PATH      nothing matches PATH
 #   symlink: PATH      PATH is a symbolic link
 #   log: REGEX         a server log line of this case matches (grep -E)
 #   no-log: REGEX      no server log line of this case matches
@@ -118,6 +120,8 @@ run_case() { # file [home]
             grep -qE -- "${line#stdout: }" "$tmp/out" || why="stdout lacks /${line#stdout: }/" ;;
         "stderr: "*)
             grep -qE -- "${line#stderr: }" "$tmp/err" || why="stderr lacks /${line#stderr: }/: $(head -c 300 "$tmp/err")" ;;
+        "not-stderr: "*)
+            ! grep -qE -- "${line#not-stderr: }" "$tmp/err" || why="stderr has /${line#not-stderr: }/" ;;
         "stderr-lines: "*)
             [ "$(wc -l <"$tmp/err")" = "${line#stderr-lines: }" ] ||
                 why="stderr has $(wc -l <"$tmp/err") lines, expected ${line#stderr-lines: }" ;;
@@ -125,6 +129,8 @@ run_case() { # file [home]
             [ ! -s "$tmp/out" ] || why="stdout not empty" ;;
         "file: "*) # a glob
             compgen -G "$home/${line#file: }" >/dev/null || why="no file ${line#file: }" ;;
+        "no-file: "*)
+            ! compgen -G "$home/${line#no-file: }" >/dev/null || why="${line#no-file: } exists" ;;
         "symlink: "*)
             local l
             l=$(compgen -G "$home/${line#symlink: }" | head -1)
@@ -150,6 +156,8 @@ done
 start_remote() {
     fx=$tmp/fixtures log=$tmp/remote.log
     local ports=$tmp/remote.ports
+    mkdir -p "$tmp/hf-home-with-token" # a token file where huggingface_hub keeps it
+    printf 'hf_user_token\n' >"$tmp/hf-home-with-token/token"
     bash "$here/remote/mkfixtures.sh" "$fx" "$KVPLAN" >"$tmp/mkfixtures.out" 2>&1 ||
         { cat "$tmp/mkfixtures.out"; return 1; }
     python3 "$here/remote/fake_remote.py" --fixtures "$fx" --ports-file "$ports" --log "$log" \
@@ -161,6 +169,16 @@ start_remote() {
     read -r hp cp <"$ports"
     hub=http://127.0.0.1:$hp cdn=http://127.0.0.2:$cp
 }
+# the fake server itself first: if it does not behave as the Hub, CDN and
+# registry do, the remote cases prove nothing
+if [ -z "$ONLY" ]; then
+    if bash "$here/remote/selftest.sh" "$KVPLAN" >"$tmp/selftest.out" 2>&1; then
+        report ok "remote/selftest.sh: $(tail -1 "$tmp/selftest.out")"
+    else
+        report fail "remote/selftest.sh" "$(grep -m5 FAIL "$tmp/selftest.out" | tr '\n' ' ')"
+    fi
+fi
+
 remote_wanted=
 for f in "$here"/remote/cases/*.case; do want "$f" && remote_wanted=1; done
 if [ -n "$remote_wanted" ]; then

@@ -171,9 +171,8 @@ static void name_and_source(load_ctx *c, const char *repo, const char *tag, cons
 }
 
 static int gguf_offline(load_ctx *c, const char *repo, const char *tag, const char *path,
-                        const char *key, kvp_model **out, kvp_error *err)
+                        const char *key, load_shard *sh, kvp_model **out, kvp_error *err)
 {
-    static load_shard sh[MAX_SHARDS];
     size_t n;
     char commit[48] = "?";
     if (read_pin(key, repo, sh, &n, commit, sizeof commit))
@@ -189,30 +188,15 @@ static int gguf_offline(load_ctx *c, const char *repo, const char *tag, const ch
     return 0;
 }
 
-int load_hub_gguf(load_ctx *c, const char *repo, const char *tag, const char *path,
-                  kvp_model **out, kvp_error *err)
+/* Where each shard's bytes are: the CDN URL hub_resolve returns (kept in
+ * urls[i]), or none when kvplan's header cache has the file. */
+static int locate(load_ctx *c, const hub_settings *s, const char *repo,
+                  const hub_file_list *list, const hub_gguf_pick *pick, load_shard *sh,
+                  char (*urls)[4096], kvp_error *err)
 {
-    static load_shard sh[MAX_SHARDS];
-    char key[1200];
-    hub_settings s;
-    if (settings(c, &s, err))
-        return -1;
-    if (!hub_valid_repo_id(repo) || (path && !hub_valid_path(path)) ||
-        pin_key(repo, c->revision, tag, path, key, sizeof key))
-        return kvp_fail(err, KVP_EUSAGE, "%s: not a Hub repo id with a quant or a file path "
-                        "(ORG/NAME:QUANT, ORG/NAME/PATH.gguf)", c->spec);
-    if (s.offline)
-        return gguf_offline(c, repo, tag, path, key, out, err);
-    net_session *sess = load_session(c, err);
-    hub_file_list list;
-    hub_gguf_pick pick;
-    if (!sess || hub_list_files(&s, sess, repo, c->revision, &list, err))
-        return -1;
-    int rc = path ? hub_pick_path(&list, repo, path, &pick, err)
-                  : hub_pick_gguf(&list, repo, tag, &pick, err);
-    for (size_t i = 0; rc == 0 && i < pick.n; i++) {
-        const hub_file *f = pick.shards[i];
-        sh[i] = (load_shard){.url = NULL, .size = f->size, .allow_http = s.allow_http};
+    for (size_t i = 0; i < pick->n; i++) {
+        const hub_file *f = pick->shards[i];
+        sh[i] = (load_shard){.url = NULL, .size = f->size, .allow_http = s->allow_http};
         load_label(sh[i].label, sizeof sh[i].label, "%s/%s", repo, f->path);
         snprintf(sh[i].sha256, sizeof sh[i].sha256, "%s", f->sha256);
         uint8_t *d;
@@ -223,23 +207,55 @@ int load_hub_gguf(load_ctx *c, const char *repo, const char *tag, const char *pa
             continue;
         }
         hub_resolved r;
-        static char urls[MAX_SHARDS][4096];
-        if (hub_resolve(&s, sess, repo, list.commit, f->path, &r, err)) {
-            rc = -1;
-            break;
-        }
+        if (hub_resolve(s, c->sess, repo, list->commit, f->path, &r, err))
+            return -1;
         if (f->sha256[0] && r.sha256[0] && strcmp(f->sha256, r.sha256))
-            rc = kvp_fail(err, KVP_EINPUT, "%s/%s changed on the Hub while kvplan read it; run "
-                          "again", repo, f->path);
+            return kvp_fail(err, KVP_EINPUT, "%s/%s changed on the Hub while kvplan read it; "
+                            "run again", repo, f->path);
         snprintf(urls[i], sizeof urls[i], "%s", r.url);
-        sh[i].url = urls[i];
+        sh[i].url = urls[i]; /* the CDN's URL came from the Hub: http only if the Hub was */
         if (!sh[i].sha256[0])
             snprintf(sh[i].sha256, sizeof sh[i].sha256, "%s", r.sha256);
         if (sh[i].size < 0)
             sh[i].size = r.size;
-        /* the CDN's URL came from the Hub: http only if the Hub was */
-        sh[i].allow_http = s.allow_http;
     }
+    return 0;
+}
+
+int load_hub_gguf(load_ctx *c, const char *repo, const char *tag, const char *path,
+                  kvp_model **out, kvp_error *err)
+{
+    char key[1200];
+    hub_settings s;
+    if (settings(c, &s, err))
+        return -1;
+    if (!hub_valid_repo_id(repo) || (path && !hub_valid_path(path)) ||
+        pin_key(repo, c->revision, tag, path, key, sizeof key))
+        return kvp_fail(err, KVP_EUSAGE, "%s: not a Hub repo id with a quant or a file path "
+                        "(ORG/NAME:QUANT, ORG/NAME/PATH.gguf)", c->spec);
+    if (s.offline) {
+        load_shard *sh = calloc(MAX_SHARDS, sizeof *sh);
+        int rc = sh ? gguf_offline(c, repo, tag, path, key, sh, out, err)
+                    : kvp_fail(err, KVP_EINPUT, "%s: out of memory", repo);
+        free(sh);
+        return rc;
+    }
+    net_session *sess = load_session(c, err);
+    hub_file_list list;
+    hub_gguf_pick pick;
+    if (!sess || hub_list_files(&s, sess, repo, c->revision, &list, err))
+        return -1;
+    int rc = path ? hub_pick_path(&list, repo, path, &pick, err)
+                  : hub_pick_gguf(&list, repo, tag, &pick, err);
+    load_shard *sh = calloc(MAX_SHARDS, sizeof *sh);
+    char (*urls)[4096] = calloc(MAX_SHARDS, sizeof *urls);
+    if (rc == 0 && (!sh || !urls))
+        rc = kvp_fail(err, KVP_EINPUT, "%s: out of memory", repo);
+    if (rc == 0 && pick.n > MAX_SHARDS)
+        rc = kvp_fail(err, KVP_EINPUT, "%s: %zu shards (kvplan reads at most %d)", repo, pick.n,
+                      MAX_SHARDS);
+    if (rc == 0)
+        rc = locate(c, &s, repo, &list, &pick, sh, urls, err);
     int cached = 0;
     if (rc == 0)
         rc = load_shards(c, sh, pick.n, out, &cached, err);
@@ -249,5 +265,7 @@ int load_hub_gguf(load_ctx *c, const char *repo, const char *tag, const char *pa
                         pick.shards[0]->path, *out);
     }
     hub_file_list_free(&list);
+    free(sh);
+    free(urls);
     return rc;
 }

@@ -26,7 +26,6 @@ static size_t split_urls(const char *url, size_t cap)
 
 int load_url(load_ctx *c, const char *url, kvp_model **out, kvp_error *err)
 {
-    static load_shard sh[64];
     char shown[512];
     net_url_redacted(url, shown, sizeof shown);
     if (c->offline)
@@ -36,8 +35,12 @@ int load_url(load_ctx *c, const char *url, kvp_model **out, kvp_error *err)
         return kvp_fail(err, KVP_EUSAGE, "%s: --revision applies to a Hub repo, not a URL", shown);
     size_t n = split_urls(url, 64), base = strlen(url) - strlen("00001-of-00000.gguf");
     char (*urls)[4096] = calloc(n, sizeof *urls);
-    if (!urls)
+    load_shard *sh = calloc(n, sizeof *sh);
+    if (!urls || !sh) {
+        free(urls);
+        free(sh);
         return kvp_fail(err, KVP_EINPUT, "%s: out of memory", shown);
+    }
     for (size_t i = 0; i < n; i++) {
         snprintf(urls[i], sizeof urls[i], "%s", url);
         if (n > 1) /* ...-0000k-of-0000n.gguf */
@@ -49,6 +52,7 @@ int load_url(load_ctx *c, const char *url, kvp_model **out, kvp_error *err)
     int cached;
     int rc = load_shards(c, sh, n, out, &cached, err);
     free(urls);
+    free(sh);
     if (rc)
         return -1;
     kvp_model *m = *out;

@@ -232,6 +232,16 @@ mkdir -p "$t"
 link "$g/Qwen3-8B-Q4_K_M.gguf" "$t/Qwen3-8B-Q4_K_M.gguf"
 echo '{"cdn_mode": "truncate", "cdn_params": {"truncate_at": 5000}}' >"$t/.meta.json"
 
+# A GGUF whose header would pass kvplan's 64 MiB cap (a string of 80 MiB):
+# refused from the first bytes, nothing more read.
+mkdir -p "$out/hf/kvtest/huge-header-GGUF"
+"$PYTHON" - "$out/hf/kvtest/huge-header-GGUF/Huge-Q4_K_M.gguf" <<'PY'
+import struct, sys
+b = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 12) + b"general.name"
+b += struct.pack("<IQ", 8, 80 << 20) + b"x" * 100
+open(sys.argv[1], "wb").write(b.ljust(4096, b"\0"))
+PY
+
 # ---- Ollama registry -------------------------------------------------------------
 
 cat >"$o/params" <<'EOF'
