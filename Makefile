@@ -67,7 +67,7 @@ $(B)/src/%.o: src/%.c src/*.h include/kvplan.h | $(B)/src
 $(B)/kvplan: $(CLI_OBJ) $(B)/libkvplan.a
 	$(CC) -o $@ $^ $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libkvplan.a | $(B)/tests
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libkvplan.a | $(B)/tests
 	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
 check: $(B)/kvplan $(UNIT_BIN)

@@ -11,19 +11,9 @@
 #include "kvp_int.h"
 #include "net/ollama.h"
 
-static int valid_digest(const char *d)
-{
-    if (strncmp(d, "sha256:", 7) != 0 || strlen(d) != 71)
-        return 0;
-    for (const char *p = d + 7; *p; p++)
-        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-            return 0;
-    return 1;
-}
-
 static void check_layer(int has, const ollama_layer *l)
 {
-    if (has && (!valid_digest(l->digest) || l->size > OLLAMA_LAYER_SIZE_MAX))
+    if (has && (!ollama_valid_digest(l->digest) || l->size > OLLAMA_LAYER_SIZE_MAX))
         abort();
 }
 

@@ -9,7 +9,6 @@
  * to it; refs/<revision> is written last, atomically. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "../kvp_int.h"
 #include "files.h"
 #include "hub.h"
+#include "util.h"
 
 #define TOKEN_VARS "HF_TOKEN, HUGGING_FACE_HUB_TOKEN or $HF_HOME/token"
 
@@ -29,16 +29,6 @@ static int is_true(const char *v)
 {
     return v && (!strcasecmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") ||
                  !strcasecmp(v, "true"));
-}
-
-static int fmt(char *out, size_t n, const char *f, ...) KVP_PRINTF(3, 4);
-static int fmt(char *out, size_t n, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int w = vsnprintf(out, n, f, ap);
-    va_end(ap);
-    return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
 /* ---- settings ---------------------------------------------------------------- */
@@ -59,7 +49,7 @@ int hub_settings_from_env(hub_settings *s, kvp_error *err)
     const char *ep = getenv("HF_ENDPOINT");
     if (!ep || !*ep)
         ep = "https://huggingface.co";
-    if (fmt(s->endpoint, sizeof s->endpoint, "%s", ep))
+    if (nu_fmt(s->endpoint, sizeof s->endpoint, "%s", ep))
         return kvp_fail(err, KVP_EUSAGE, "HF_ENDPOINT is too long");
     for (size_t l = strlen(s->endpoint); l && s->endpoint[l - 1] == '/'; l--)
         s->endpoint[l - 1] = 0;
@@ -81,7 +71,7 @@ int hub_settings_from_env(hub_settings *s, kvp_error *err)
     char p[4096], home[3000], buf[1024];
     if ((t = getenv("HF_TOKEN_PATH")) && *t)
         snprintf(p, sizeof p, "%s", t);
-    else if (kvp_hf_home(home, sizeof home) || fmt(p, sizeof p, "%s/token", home))
+    else if (kvp_hf_home(home, sizeof home) || nu_fmt(p, sizeof p, "%s/token", home))
         return 0;
     FILE *f = fopen(p, "r");
     if (!f)
@@ -94,17 +84,7 @@ int hub_settings_from_env(hub_settings *s, kvp_error *err)
 
 /* ---- validation --------------------------------------------------------------- */
 
-static int all_hex(const char *s, size_t len)
-{
-    if (strlen(s) != len)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return 1;
-}
-
-int hub_valid_commit(const char *s) { return s && all_hex(s, 40); }
+int hub_valid_commit(const char *s) { return s && nu_lower_hex(s, 40); }
 
 int hub_etag_normalise(const char *raw, char *out, size_t n)
 {
@@ -117,7 +97,7 @@ int hub_etag_normalise(const char *raw, char *out, size_t n)
         return -1;
     memcpy(out, raw, l);
     out[l] = 0;
-    return all_hex(out, l) ? 0 : -1;
+    return nu_lower_hex(out, l) ? 0 : -1;
 }
 
 int hub_valid_repo_id(const char *id)
@@ -343,24 +323,32 @@ static net_request request(fetch *f, const char *url, int head)
     return q;
 }
 
-/* HEAD with one retry of a 429 or 5xx that asks for a short wait; on -1
- * r is already freed. */
-static int head(fetch *f, net_result *r, kvp_error *err)
+int hub_fetch_retry(net_session *sess, const net_request *q, net_result *r, kvp_error *nerr)
 {
     for (int attempt = 0;; attempt++) {
-        kvp_error nerr = {0};
-        net_request q = request(f, f->url, 1);
-        if (net_fetch(f->sess, &q, r, &nerr)) {
-            fail_net(f, r, &nerr, err);
-            net_result_free(r);
+        memset(nerr, 0, sizeof *nerr);
+        if (net_fetch(sess, q, r, nerr))
             return -1;
-        }
         long wait = r->h.retry_after < 0 ? 1 : r->h.retry_after;
         if (attempt || (r->status != 429 && r->status < 500) || wait > HUB_RETRY_MAX_WAIT)
             return 0;
         net_result_free(r);
         sleep((unsigned)wait);
     }
+}
+
+/* HEAD with one retry of a 429 or 5xx that asks for a short wait; on -1
+ * r is already freed. */
+static int head(fetch *f, net_result *r, kvp_error *err)
+{
+    kvp_error nerr;
+    net_request q = request(f, f->url, 1);
+    if (hub_fetch_retry(f->sess, &q, r, &nerr)) {
+        fail_net(f, r, &nerr, err);
+        net_result_free(r);
+        return -1;
+    }
+    return 0;
 }
 
 typedef struct sink_ud { int fd; } sink_ud;
@@ -387,7 +375,7 @@ static int get_blob(fetch *f, const char *url, const char *etag, int64_t size, u
     char tmp[4600];
     int fd = -1;
     for (int i = 0; i < 16 && fd < 0; i++) {
-        if (fmt(tmp, sizeof tmp, "%s.%08x.incomplete", blob, nf_rand32()))
+        if (nu_fmt(tmp, sizeof tmp, "%s.%08x.incomplete", blob, nf_rand32()))
             break;
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
     }
@@ -443,7 +431,7 @@ static int link_snapshot(fetch *f, const char *snap, const char *etag, kvp_error
     ssize_t l = readlink(snap, cur, sizeof cur - 1);
     if (l >= 0 && (cur[l] = 0, !strcmp(cur, target)))
         return 0;
-    if (nf_mkdirs_for(snap) || fmt(tmp, sizeof tmp, "%s.%08x.tmp", snap, nf_rand32()) ||
+    if (nf_mkdirs_for(snap) || nu_fmt(tmp, sizeof tmp, "%s.%08x.tmp", snap, nf_rand32()) ||
         symlink(target, tmp) || rename(tmp, snap)) {
         unlink(tmp);
         return kvp_fail(err, KVP_EINPUT, "%s: cannot create %s", f->repo, snap);
@@ -456,7 +444,7 @@ static int from_cache(fetch *f, char *out, size_t n, kvp_error *err)
     char p[4600], commit[64] = "";
     if (hub_valid_commit(f->rev))
         snprintf(commit, sizeof commit, "%s", f->rev);
-    else if (fmt(p, sizeof p, "%s/refs/%s", f->dir, f->rev) == 0) {
+    else if (nu_fmt(p, sizeof p, "%s/refs/%s", f->dir, f->rev) == 0) {
         FILE *r = fopen(p, "r");
         if (r) {
             if (fscanf(r, "%63s", commit) != 1 || !hub_valid_commit(commit))
@@ -465,7 +453,7 @@ static int from_cache(fetch *f, char *out, size_t n, kvp_error *err)
         }
     }
     struct stat st;
-    if (commit[0] && fmt(out, n, "%s/snapshots/%s/%s", f->dir, commit, f->path) == 0 &&
+    if (commit[0] && nu_fmt(out, n, "%s/snapshots/%s/%s", f->dir, commit, f->path) == 0 &&
         stat(out, &st) == 0 && S_ISREG(st.st_mode))
         return 0;
     return kvp_fail(err, KVP_EINPUT, "%s: %s at revision %s is not in the Hugging Face cache "
@@ -480,7 +468,7 @@ static int resolve(fetch *f, hub_resolved *o, kvp_error *err)
     memset(o, 0, sizeof *o);
     o->size = -1;
     if (hub_pct(f->rev, 0, erev, sizeof erev) || hub_pct(f->path, 1, epath, sizeof epath) ||
-        fmt(f->url, sizeof f->url, "%s/%s/resolve/%s/%s", f->s->endpoint, f->repo, erev, epath))
+        nu_fmt(f->url, sizeof f->url, "%s/%s/resolve/%s/%s", f->s->endpoint, f->repo, erev, epath))
         return kvp_fail(err, KVP_EUSAGE, "%s: URL too long", f->repo);
     net_result r;
     if (head(f, &r, err))
@@ -491,7 +479,7 @@ static int resolve(fetch *f, hub_resolved *o, kvp_error *err)
     if (r.status >= 400) {
         rc = fail_status(f, &r, err);
         if (!strcmp(r.h.error_code, "EntryNotFound") && hub_valid_commit(r.h.repo_commit) &&
-            fmt(snap, sizeof snap, "%s/.no_exist/%s/%s", f->dir, r.h.repo_commit, f->path) == 0)
+            nu_fmt(snap, sizeof snap, "%s/.no_exist/%s/%s", f->dir, r.h.repo_commit, f->path) == 0)
             write_atomic(snap, ""); /* huggingface_hub's "known absent" marker, best effort */
     } else if (r.status != 200 && !o->lfs)
         rc = kvp_fail(err, KVP_EINPUT, "%s: %s: unexpected HTTP %ld from %s", f->repo, f->path,
@@ -512,10 +500,10 @@ static int resolve(fetch *f, hub_resolved *o, kvp_error *err)
         else if (!o->lfs && r.h.has_content_length)
             o->size = (int64_t)r.h.content_length;
         if (o->lfs)
-            rc = fmt(o->url, sizeof o->url, "%s", r.redirect_url);
+            rc = nu_fmt(o->url, sizeof o->url, "%s", r.redirect_url);
         else /* pinned to the commit, so the file matches the metadata */
-            rc = fmt(o->url, sizeof o->url, "%s/%s/resolve/%s/%s", f->s->endpoint, f->repo,
-                     o->commit, epath);
+            rc = nu_fmt(o->url, sizeof o->url, "%s/%s/resolve/%s/%s", f->s->endpoint, f->repo,
+                        o->commit, epath);
         if (rc)
             rc = kvp_fail(err, KVP_EUSAGE, "%s: URL too long", f->repo);
     }
@@ -532,8 +520,8 @@ static int start(fetch *f, const hub_settings *s, net_session *sess, const char 
     if (!hub_valid_path(path) || !hub_valid_revision(f->rev))
         return kvp_fail(err, KVP_EUSAGE, "%s: bad file path or revision", repo_id);
     const char *slash = strchr(repo_id, '/');
-    if (fmt(f->dir, sizeof f->dir, "%s/models--%.*s--%s", s->cache, (int)(slash - repo_id),
-            repo_id, slash + 1))
+    if (nu_fmt(f->dir, sizeof f->dir, "%s/models--%.*s--%s", s->cache,
+               (int)(slash - repo_id), repo_id, slash + 1))
         return kvp_fail(err, KVP_EUSAGE, "%s: cache path too long", repo_id);
     return 0;
 }
@@ -569,13 +557,13 @@ static int fetch_file(fetch *fp, uint64_t max_bytes, char *out, size_t n, kvp_er
                         (unsigned long long)max_bytes);
     char blob[4600], snap[4600];
     struct stat st;
-    if (fmt(blob, sizeof blob, "%s/blobs/%s", fp->dir, o.etag) ||
-        fmt(snap, sizeof snap, "%s/snapshots/%s/%s", fp->dir, o.commit, path) ||
-        fmt(out, n, "%s", snap))
+    if (nu_fmt(blob, sizeof blob, "%s/blobs/%s", fp->dir, o.etag) ||
+        nu_fmt(snap, sizeof snap, "%s/snapshots/%s/%s", fp->dir, o.commit, path) ||
+        nu_fmt(out, n, "%s", snap))
         return kvp_fail(err, KVP_EUSAGE, "%s: cache path too long", repo_id);
     if (stat(snap, &st) != 0 || !S_ISREG(st.st_mode)) {
         char tag[4600];
-        if (fmt(tag, sizeof tag, "%s/CACHEDIR.TAG", s->cache) == 0 && access(tag, F_OK))
+        if (nu_fmt(tag, sizeof tag, "%s/CACHEDIR.TAG", s->cache) == 0 && access(tag, F_OK))
             write_atomic(tag, "Signature: 8a477f597d28d172789f06886806bc55\n"
                               "# This file is a cache directory tag created by kvplan.\n");
         if (nf_mkdirs_for(blob))
@@ -586,7 +574,7 @@ static int fetch_file(fetch *fp, uint64_t max_bytes, char *out, size_t n, kvp_er
             return -1;
     }
     char ref[4600];
-    if (!hub_valid_commit(fp->rev) && fmt(ref, sizeof ref, "%s/refs/%s", fp->dir, fp->rev) == 0)
+    if (!hub_valid_commit(fp->rev) && nu_fmt(ref, sizeof ref, "%s/refs/%s", fp->dir, fp->rev) == 0)
         write_atomic(ref, o.commit); /* best effort, as huggingface_hub */
     return 0;
 }

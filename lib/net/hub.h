@@ -89,6 +89,10 @@ int hub_fail_status(const hub_settings *s, const char *repo, const char *path, c
                     const net_result *r, kvp_error *err);
 int hub_fail_net(const hub_settings *s, const char *repo, const net_result *r,
                  const kvp_error *nerr, kvp_error *err);
+/* net_fetch of q, once more after a 429 or 5xx whose Retry-After (1 s when
+ * absent) is at most HUB_RETRY_MAX_WAIT s, slept first.  0: r holds the last
+ * answer; -1: nerr holds net_fetch's line.  Free r either way. */
+int hub_fetch_retry(net_session *sess, const net_request *q, net_result *r, kvp_error *nerr);
 /* huggingface_hub's quote(): percent-encodes s, '/' kept only with keep_slash. */
 int hub_pct(const char *s, int keep_slash, char *out, size_t n);
 

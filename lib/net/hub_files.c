@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "../kvp_int.h"
 #include "hub_files.h"
+#include "util.h"
 
 /* ---- parsing the model info ------------------------------------------------- */
 
@@ -38,24 +38,12 @@ void hub_file_list_free(hub_file_list *l)
     list_init(l);
 }
 
-/* s is exactly len lower-case hex digits (what the Hub sends; anything
- * else is not a hash kvplan will compare against). */
-static int lower_hex(const char *s, size_t len)
-{
-    if (strlen(s) != len)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return 1;
-}
-
 /* Copies a JSON string that is len lower-case hex into out[len + 1], else "". */
 static void take_hex(json_t *v, size_t len, char *out)
 {
     const char *s = json_string_value(v);
     out[0] = 0;
-    if (s && json_string_length(v) == len && lower_hex(s, len))
+    if (s && json_string_length(v) == len && nu_lower_hex(s, len))
         memcpy(out, s, len + 1);
 }
 
@@ -215,29 +203,24 @@ static net_request info_request(const hub_settings *s, const char *url)
     return q;
 }
 
-/* GET with one retry of a 429 or 5xx that asks for a short wait, as
- * hub.c's HEAD; on -1 err holds hub_fail_net's line and r is freed. */
+/* GET with one retry of a 429 or 5xx that asks for a short wait
+ * (hub_fetch_retry, as hub.c's HEAD); on -1 err holds hub_fail_net's line
+ * and r is freed. */
 static int get_with_retry(const hub_settings *s, net_session *sess, const char *repo,
                           const char *url, net_result *r, kvp_error *err)
 {
-    for (int attempt = 0;; attempt++) {
-        kvp_error nerr = {0};
-        net_request q = info_request(s, url);
-        if (net_fetch(sess, &q, r, &nerr)) {
-            if (r->error == NET_ETOOBIG)
-                kvp_fail(err, KVP_EINPUT, "%s: the Hub's file list is larger than %llu bytes; "
-                         "refused", repo, (unsigned long long)HUB_INFO_MAX_BYTES);
-            else
-                hub_fail_net(s, repo, r, &nerr, err);
-            net_result_free(r);
-            return -1;
-        }
-        long wait = r->h.retry_after < 0 ? 1 : r->h.retry_after;
-        if (attempt || (r->status != 429 && r->status < 500) || wait > HUB_RETRY_MAX_WAIT)
-            return 0;
+    kvp_error nerr;
+    net_request q = info_request(s, url);
+    if (hub_fetch_retry(sess, &q, r, &nerr)) {
+        if (r->error == NET_ETOOBIG)
+            kvp_fail(err, KVP_EINPUT, "%s: the Hub's file list is larger than %llu bytes; "
+                     "refused", repo, (unsigned long long)HUB_INFO_MAX_BYTES);
+        else
+            hub_fail_net(s, repo, r, &nerr, err);
         net_result_free(r);
-        sleep((unsigned)wait);
+        return -1;
     }
+    return 0;
 }
 
 /* One line for an answer that is not a 200 with a body. */

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "../kvp_int.h"
 #include "ollama.h"
+#include "util.h"
 
 #define DEFAULT_HOST "registry.ollama.ai"
 #define DEFAULT_NS "library"
@@ -50,16 +50,6 @@
 #define UA_OS "unknown"
 #endif
 #define DEFAULT_UA "ollama/" OLLAMA_UA_VERSION " (" UA_ARCH " " UA_OS ") Go/" OLLAMA_UA_GO
-
-static int fmt(char *out, size_t n, const char *f, ...) KVP_PRINTF(3, 4);
-static int fmt(char *out, size_t n, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int w = vsnprintf(out, n, f, ap);
-    va_end(ap);
-    return w < 0 || (size_t)w >= n ? -1 : 0;
-}
 
 /* s as a message may show it: printable ASCII, at most n-1 bytes (cut with
  * "..."), so that a hostile string cannot break the one-line rule. */
@@ -112,28 +102,28 @@ static int bad_part(enum part_kind k, const char *s, char *why, size_t n)
     const char *kind = part_names[k];
     size_t len = strlen(s), max = k == PART_HOST ? 253 : 80;
     if (len == 0)
-        return fmt(why, n, "the %s is empty", kind), 1;
+        return nu_fmt(why, n, "the %s is empty", kind), 1;
     if (len > max)
-        return fmt(why, n, "the %s is longer than %zu bytes", kind, max), 1;
+        return nu_fmt(why, n, "the %s is longer than %zu bytes", kind, max), 1;
     if (!word_char(s[0]))
-        return fmt(why, n, "the %s must start with a letter, a digit or '_'", kind), 1;
+        return nu_fmt(why, n, "the %s must start with a letter, a digit or '_'", kind), 1;
     if (strstr(s, ".."))
-        return fmt(why, n, "'..' is not allowed in the %s", kind), 1;
+        return nu_fmt(why, n, "'..' is not allowed in the %s", kind), 1;
     for (size_t i = 1; i < len; i++) {
         char c = s[i];
         if (word_char(c) || c == '-' || (c == '.' && k != PART_NS))
             continue;
         if (c == ':' && k == PART_HOST) {
             if (!valid_port(s + i + 1))
-                return fmt(why, n, "the host's port must be a number from 1 to 65535"), 1;
+                return nu_fmt(why, n, "the host's port must be a number from 1 to 65535"), 1;
             return 0;
         }
         char shown[8];
         if (c >= 0x21 && c < 0x7f)
-            fmt(shown, sizeof shown, "'%c'", c);
+            nu_fmt(shown, sizeof shown, "'%c'", c);
         else
-            fmt(shown, sizeof shown, "0x%02x", (unsigned char)c);
-        return fmt(why, n, "%s is not allowed in the %s", shown, kind), 1;
+            nu_fmt(shown, sizeof shown, "0x%02x", (unsigned char)c);
+        return nu_fmt(why, n, "%s is not allowed in the %s", shown, kind), 1;
     }
     return 0;
 }
@@ -142,11 +132,11 @@ static int bad_part(enum part_kind k, const char *s, char *why, size_t n)
 static void display_name(ollama_name *n)
 {
     if (strcasecmp(n->host, DEFAULT_HOST) != 0)
-        fmt(n->display, sizeof n->display, "%s/%s/%s:%s", n->host, n->ns, n->model, n->tag);
+        nu_fmt(n->display, sizeof n->display, "%s/%s/%s:%s", n->host, n->ns, n->model, n->tag);
     else if (strcasecmp(n->ns, DEFAULT_NS) != 0)
-        fmt(n->display, sizeof n->display, "%s/%s:%s", n->ns, n->model, n->tag);
+        nu_fmt(n->display, sizeof n->display, "%s/%s:%s", n->ns, n->model, n->tag);
     else
-        fmt(n->display, sizeof n->display, "%s:%s", n->model, n->tag);
+        nu_fmt(n->display, sizeof n->display, "%s:%s", n->model, n->tag);
 }
 
 static int name_fail(const char *s, const char *why, kvp_error *err)
@@ -165,7 +155,7 @@ int ollama_parse_name(const char *s, ollama_name *n, kvp_error *err)
     char buf[600], why[160];
     if (!*s)
         return name_fail(s, "it is empty", err);
-    if (fmt(buf, sizeof buf, "%s", s))
+    if (nu_fmt(buf, sizeof buf, "%s", s))
         return name_fail(s, "it is too long", err);
     if (strstr(buf, "://"))
         return name_fail(s, "give the registry host without a scheme", err);
@@ -193,10 +183,10 @@ int ollama_parse_name(const char *s, ollama_name *n, kvp_error *err)
     for (int k = PART_HOST; k <= PART_TAG; k++)
         if (part[k] && bad_part((enum part_kind)k, part[k], why, sizeof why))
             return name_fail(s, why, err);
-    fmt(n->host, sizeof n->host, "%s", part[PART_HOST] ? part[PART_HOST] : DEFAULT_HOST);
-    fmt(n->ns, sizeof n->ns, "%s", part[PART_NS] ? part[PART_NS] : DEFAULT_NS);
-    fmt(n->model, sizeof n->model, "%s", part[PART_MODEL]);
-    fmt(n->tag, sizeof n->tag, "%s", part[PART_TAG] ? part[PART_TAG] : DEFAULT_TAG);
+    nu_fmt(n->host, sizeof n->host, "%s", part[PART_HOST] ? part[PART_HOST] : DEFAULT_HOST);
+    nu_fmt(n->ns, sizeof n->ns, "%s", part[PART_NS] ? part[PART_NS] : DEFAULT_NS);
+    nu_fmt(n->model, sizeof n->model, "%s", part[PART_MODEL]);
+    nu_fmt(n->tag, sizeof n->tag, "%s", part[PART_TAG] ? part[PART_TAG] : DEFAULT_TAG);
     display_name(n);
     return 0;
 }
@@ -266,14 +256,9 @@ static void sha256_hex(const void *data, size_t n, char out[65])
 
 /* ---- JSON: manifest, params, config ------------------------------------------------ */
 
-static int valid_digest(const char *d)
+int ollama_valid_digest(const char *d)
 {
-    if (strncmp(d, "sha256:", 7) != 0 || strlen(d) != 71)
-        return 0;
-    for (const char *p = d + 7; *p; p++)
-        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-            return 0;
-    return 1;
+    return strncmp(d, "sha256:", 7) == 0 && nu_lower_hex(d + 7, 64);
 }
 
 static json_t *load_object(const char *text, size_t n, const char *label, const char *what,
@@ -307,16 +292,16 @@ static int parse_layer(json_t *o, const char *label, const char *where, ollama_l
     const char *dg = json_string_value(json_object_get(o, "digest"));
     json_t *sz = json_object_get(o, "size");
     json_t *nm = json_object_get(o, "name");
-    if (!mt || fmt(l->media_type, sizeof l->media_type, "%s", mt) || has_ctl(mt))
+    if (!mt || nu_fmt(l->media_type, sizeof l->media_type, "%s", mt) || has_ctl(mt))
         return kvp_fail(err, KVP_EINPUT, "%s: the manifest's %s has no usable mediaType", label,
                         where);
-    if (!dg || !valid_digest(dg)) {
+    if (!dg || !ollama_valid_digest(dg)) {
         char shown[96];
         clean(dg ? dg : "(none)", shown, sizeof shown);
         return kvp_fail(err, KVP_EINPUT, "%s: the manifest's %s has a bad digest %s (want "
                         "sha256:<64 lower-case hex>)", label, where, shown);
     }
-    fmt(l->digest, sizeof l->digest, "%s", dg);
+    nu_fmt(l->digest, sizeof l->digest, "%s", dg);
     if (!json_is_integer(sz) || json_integer_value(sz) < 0 ||
         (uint64_t)json_integer_value(sz) > OLLAMA_LAYER_SIZE_MAX)
         return kvp_fail(err, KVP_EINPUT, "%s: the manifest's %s has a bad size (want an "
@@ -325,7 +310,7 @@ static int parse_layer(json_t *o, const char *label, const char *where, ollama_l
     l->size = (uint64_t)json_integer_value(sz);
     /* a name that does not fit cannot be "config.json": leaving it "" is enough */
     const char *name = json_string_value(nm);
-    if (name && !has_ctl(name) && fmt(l->name, sizeof l->name, "%s", name))
+    if (name && !has_ctl(name) && nu_fmt(l->name, sizeof l->name, "%s", name))
         l->name[0] = 0;
     return 0;
 }
@@ -347,7 +332,7 @@ static void note_kind(ollama_manifest *m, const char *media_type)
         p += strspn(p, ", ");
     }
     size_t used = strlen(m->layer_kinds);
-    fmt(m->layer_kinds + used, sizeof m->layer_kinds - used, "%s%s", used ? ", " : "", kind);
+    nu_fmt(m->layer_kinds + used, sizeof m->layer_kinds - used, "%s%s", used ? ", " : "", kind);
 }
 
 int ollama_parse_manifest(const char *text, size_t n, const char *label, ollama_manifest *m,
@@ -392,7 +377,7 @@ int ollama_parse_manifest(const char *text, size_t n, const char *label, ollama_
     for (size_t i = 0; i < count; i++) {
         ollama_layer l;
         char where[32];
-        fmt(where, sizeof where, "layer %zu", i);
+        nu_fmt(where, sizeof where, "layer %zu", i);
         if (parse_layer(json_array_get(layers, i), label, where, &l, err))
             goto out;
         note_kind(m, l.media_type);
@@ -475,7 +460,7 @@ int ollama_parse_params(const char *text, size_t n, const char *label, ollama_pa
 static void take_string(json_t *o, const char *key, char *out, size_t n)
 {
     const char *s = json_string_value(json_object_get(o, key));
-    if (!s || has_ctl(s) || fmt(out, n, "%s", s))
+    if (!s || has_ctl(s) || nu_fmt(out, n, "%s", s))
         out[0] = 0;
 }
 
@@ -506,7 +491,7 @@ static int endpoint(const char *var, const char *dflt, char *buf, size_t len, in
 {
     const char *v = getenv(var);
     int from_env = v && *v;
-    if (fmt(buf, len, "%s", from_env ? v : dflt))
+    if (nu_fmt(buf, len, "%s", from_env ? v : dflt))
         return kvp_fail(err, KVP_EUSAGE, "%s is too long", var);
     for (size_t l = strlen(buf); l && buf[l - 1] == '/'; l--)
         buf[l - 1] = 0;
@@ -530,7 +515,7 @@ int ollama_base_url(const ollama_name *n, char *buf, size_t len, int *allow_http
     if (!strcasecmp(n->host, "hf.co") || !strcasecmp(n->host, "huggingface.co"))
         return endpoint("HF_ENDPOINT", "https://huggingface.co", buf, len, allow_http, err);
     char origin[600];
-    if (fmt(buf, len, "https://%s", n->host) || net_origin(buf, origin, sizeof origin))
+    if (nu_fmt(buf, len, "https://%s", n->host) || net_origin(buf, origin, sizeof origin))
         return kvp_fail(err, KVP_EUSAGE, "ollama host %s: not usable in a URL", n->host);
     return 0;
 }
@@ -548,24 +533,24 @@ int ollama_store_dir(char *buf, size_t len)
         while (b > a && strchr("\"'", v[b - 1]))
             b--;
         if (b > a)
-            return fmt(buf, len, "%.*s", (int)(b - a), v + a);
+            return nu_fmt(buf, len, "%.*s", (int)(b - a), v + a);
     }
     const char *home = getenv("HOME");
     if (!home || !*home)
         return -1;
-    return fmt(buf, len, "%s/.ollama/models", home);
+    return nu_fmt(buf, len, "%s/.ollama/models", home);
 }
 
 int ollama_user_agent(char *buf, size_t len, kvp_error *err)
 {
     const char *v = getenv("KVPLAN_OLLAMA_USER_AGENT");
     if (v && *v) {
-        if (has_ctl(v) || fmt(buf, len, "%s", v))
+        if (has_ctl(v) || nu_fmt(buf, len, "%s", v))
             return kvp_fail(err, KVP_EUSAGE, "KVPLAN_OLLAMA_USER_AGENT holds a control "
                             "character or is too long");
         return 0;
     }
-    if (fmt(buf, len, "%s", DEFAULT_UA))
+    if (nu_fmt(buf, len, "%s", DEFAULT_UA))
         return kvp_fail(err, KVP_EUSAGE, "no room for the user agent");
     return 0;
 }
@@ -586,7 +571,7 @@ typedef struct ctx {
 static int relabel(const ctx *c, const kvp_error *in, kvp_error *err)
 {
     char msg[sizeof in->msg];
-    fmt(msg, sizeof msg, "%s", in->msg);
+    nu_fmt(msg, sizeof msg, "%s", in->msg);
     return kvp_fail(err, in->code, "%s: %s", c->label, msg);
 }
 
@@ -594,12 +579,12 @@ static int relabel(const ctx *c, const kvp_error *in, kvp_error *err)
 static int xml_field(const net_result *r, const char *tag, char *out, size_t n)
 {
     char open_[32], close_[32], text[256];
-    fmt(open_, sizeof open_, "<%s>", tag);
-    fmt(close_, sizeof close_, "</%s>", tag);
+    nu_fmt(open_, sizeof open_, "<%s>", tag);
+    nu_fmt(close_, sizeof close_, "</%s>", tag);
     const char *a = strstr((const char *)r->body, open_), *b;
     if (!a || !(b = strstr(a += strlen(open_), close_)))
         return 0;
-    fmt(text, sizeof text, "%.*s", (int)(b - a < 255 ? b - a : 255), a);
+    nu_fmt(text, sizeof text, "%.*s", (int)(b - a < 255 ? b - a : 255), a);
     clean(text, out, n);
     return 1;
 }
@@ -630,8 +615,8 @@ static void registry_error(const net_result *r, char *code, size_t cn, char *msg
     xml += xml_field(r, "Message", msg, mn);
     if (!xml && !strncasecmp(r->h.content_type, "text/plain", 10)) {
         char line[256];
-        fmt(line, sizeof line, "%.*s", (int)strcspn((const char *)r->body, "\r\n"),
-            (const char *)r->body);
+        nu_fmt(line, sizeof line, "%.*s", (int)strcspn((const char *)r->body, "\r\n"),
+               (const char *)r->body);
         clean(line, msg, mn);
     }
 }
@@ -751,7 +736,7 @@ static int read_file(const char *path, uint64_t cap, char **out, size_t *len)
 
 static int blob_path(const ctx *c, const char *digest, char *buf, size_t n)
 {
-    return c->store[0] ? fmt(buf, n, "%s/blobs/sha256-%s", c->store, digest + 7) : -1;
+    return c->store[0] ? nu_fmt(buf, n, "%s/blobs/sha256-%s", c->store, digest + 7) : -1;
 }
 
 /* A small blob's bytes (malloc'd, NUL-terminated), from the registry or the
@@ -774,7 +759,7 @@ static int blob_bytes(const ctx *c, const ollama_layer *l, const char *what, uin
     } else {
         char url[1200];
         net_result r;
-        if (fmt(url, sizeof url, "%s/blobs/%s", c->repo_url, l->digest))
+        if (nu_fmt(url, sizeof url, "%s/blobs/%s", c->repo_url, l->digest))
             return kvp_fail(err, KVP_EUSAGE, "%s: the blob URL is too long", c->label);
         if (get(c, url, what, NULL, cap, &r, err))
             return -1;
@@ -804,8 +789,8 @@ static int manifest_text(const ctx *c, char **out, size_t *len, kvp_error *err)
     const ollama_name *n = &c->m->name;
     if (c->offline) {
         char p[4600];
-        if (!c->store[0] || fmt(p, sizeof p, "%s/manifests/%s/%s/%s/%s", c->store, n->host,
-                                n->ns, n->model, n->tag))
+        if (!c->store[0] || nu_fmt(p, sizeof p, "%s/manifests/%s/%s/%s/%s", c->store, n->host,
+                                   n->ns, n->model, n->tag))
             return kvp_fail(err, KVP_EINPUT, "%s: offline, and the local Ollama store is "
                             "unknown (set OLLAMA_MODELS or HOME)", c->label);
         if (read_file(p, OLLAMA_MANIFEST_MAX, out, len) == 0)
@@ -819,7 +804,7 @@ static int manifest_text(const ctx *c, char **out, size_t *len, kvp_error *err)
     }
     char url[1200];
     net_result r;
-    if (fmt(url, sizeof url, "%s/manifests/%s", c->repo_url, n->tag))
+    if (nu_fmt(url, sizeof url, "%s/manifests/%s", c->repo_url, n->tag))
         return kvp_fail(err, KVP_EUSAGE, "%s: the manifest URL is too long", c->label);
     if (get(c, url, "manifest", DOCKER_MANIFEST, OLLAMA_MANIFEST_MAX, &r, err))
         return -1;
@@ -887,16 +872,16 @@ static int locate_model(const ctx *c, kvp_error *err)
 {
     ollama_model *m = c->m;
     const ollama_layer *l = &m->manifest.model;
-    if (fmt(m->model_url, sizeof m->model_url, "%s/blobs/%s", c->repo_url, l->digest))
+    if (nu_fmt(m->model_url, sizeof m->model_url, "%s/blobs/%s", c->repo_url, l->digest))
         return kvp_fail(err, KVP_EUSAGE, "%s: the model blob URL is too long", c->label);
-    fmt(m->model_sha256, sizeof m->model_sha256, "%s", l->digest + 7);
+    nu_fmt(m->model_sha256, sizeof m->model_sha256, "%s", l->digest + 7);
     m->model_size = l->size;
     /* a partial pull would be sha256-<hex>-partial; a wrong size is not the blob */
     char p[4400];
     struct stat st;
     if (!blob_path(c, l->digest, p, sizeof p) && !stat(p, &st) && S_ISREG(st.st_mode) &&
         (uint64_t)st.st_size == l->size)
-        fmt(m->local_blob, sizeof m->local_blob, "%s", p);
+        nu_fmt(m->local_blob, sizeof m->local_blob, "%s", p);
     return 0;
 }
 
@@ -907,13 +892,13 @@ int ollama_fetch(net_session *sess, const ollama_name *n, int offline, ollama_mo
     out->name = *n;
     out->offline = offline != 0;
     ctx c = {.sess = sess, .m = out, .offline = offline != 0};
-    fmt(c.label, sizeof c.label, "ollama:%s", n->display);
+    nu_fmt(c.label, sizeof c.label, "ollama:%s", n->display);
     kvp_error e = {0};
     if (ollama_base_url(n, out->base, sizeof out->base, &out->allow_http, &e))
         return relabel(&c, &e, err);
     if (ollama_store_dir(c.store, sizeof c.store))
         c.store[0] = 0;
-    if (fmt(c.repo_url, sizeof c.repo_url, "%s/v2/%s/%s", out->base, n->ns, n->model))
+    if (nu_fmt(c.repo_url, sizeof c.repo_url, "%s/v2/%s/%s", out->base, n->ns, n->model))
         return kvp_fail(err, KVP_EUSAGE, "%s: the registry URL is too long", c.label);
     if (!offline && ollama_user_agent(c.ua, sizeof c.ua, &e))
         return relabel(&c, &e, err);
@@ -928,9 +913,9 @@ int ollama_fetch(net_session *sess, const ollama_name *n, int offline, ollama_mo
         return -1;
     ollama_config cfg;
     read_config(&c, &cfg);
-    fmt(out->family, sizeof out->family, "%s", cfg.family);
-    fmt(out->file_type, sizeof out->file_type, "%s", cfg.file_type);
-    fmt(out->model_type, sizeof out->model_type, "%s", cfg.model_type);
+    nu_fmt(out->family, sizeof out->family, "%s", cfg.family);
+    nu_fmt(out->file_type, sizeof out->file_type, "%s", cfg.file_type);
+    nu_fmt(out->model_type, sizeof out->model_type, "%s", cfg.model_type);
     if (check_plannable(&c, &cfg, err))
         return -1;
     if (out->manifest.has_params && read_params(&c, err))

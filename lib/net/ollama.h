@@ -67,6 +67,8 @@ typedef struct ollama_manifest {
  * in messages.  -1 (KVP_EINPUT) with one line otherwise. */
 int ollama_parse_manifest(const char *text, size_t n, const char *label, ollama_manifest *m,
                           kvp_error *err);
+/* 1 when d is "sha256:<64 lower-case hex>", the only digest a layer may hold. */
+int ollama_valid_digest(const char *d);
 
 typedef struct ollama_params {
     int has_num_ctx; uint64_t num_ctx;       /* 0: automatic, as Ollama reads it */

@@ -7,76 +7,35 @@
  * reached the wire.  Proxy variables are cleared so a CI proxy cannot take
  * the traffic; every transfer has a timeout and alarm() bounds the whole
  * run, so nothing here can hang. */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_remote.h"
 #include "net/http.h"
 
 enum { SIZE = 200000 };
 
-static char dir[256], ports_path[320], log_path[320];
-static pid_t server;
-static int hub_port, cdn_port;
 static uint8_t data[SIZE]; /* the fixture's DATA */
 
 /* ---- the server ------------------------------------------------------------ */
 
-static void stop_server(void)
-{
-    if (server > 0) {
-        kill(server, SIGTERM);
-        waitpid(server, NULL, 0);
-        server = 0;
-    }
-}
-
+/* tests/unit/http_fixture.py (fake_remote.h starts and stops it), its
+ * stderr kept in server.err: 10 s at most for its ports line. */
 static int start_server(void)
 {
     char err_path[320];
-    snprintf(err_path, sizeof err_path, "%s/server.err", dir);
-    server = fork();
-    if (server < 0)
-        return -1;
-    if (server == 0) {
-        /* dies with the test, and never holds the runner's stdout open */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        int null = open("/dev/null", O_RDWR);
-        int errfd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(errfd >= 0 ? errfd : null, 2);
-        execlp("python3", "python3", "tests/unit/http_fixture.py", "--ports-file", ports_path,
-               "--log", log_path, (char *)NULL);
-        _exit(127);
-    }
-    /* poll for the ports line: 10 s at most */
-    for (int i = 0; i < 200; i++) {
-        FILE *f = fopen(ports_path, "r");
-        if (f) {
-            int ok = fscanf(f, "%d %d", &hub_port, &cdn_port) == 2;
-            fclose(f);
-            if (ok)
-                return 0;
-        }
-        if (waitpid(server, NULL, WNOHANG) == server) {
-            server = 0;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
+    snprintf(err_path, sizeof err_path, "%s/server.err", fr.dir);
+    const char *const argv[] = {"python3", "tests/unit/http_fixture.py", "--ports-file",
+                                fr.ports, "--log", fr.log, NULL};
+    return fr_spawn(argv, err_path, 10);
 }
 
 static const char *hub(const char *path)
@@ -84,7 +43,7 @@ static const char *hub(const char *path)
     static char buf[4][256];
     static int k;
     char *p = buf[k++ % 4];
-    snprintf(p, sizeof buf[0], "http://127.0.0.1:%d%s", hub_port, path);
+    snprintf(p, sizeof buf[0], "http://127.0.0.1:%d%s", fr.hub_port, path);
     return p;
 }
 
@@ -93,7 +52,7 @@ static const char *cdn(const char *path)
     static char buf[4][256];
     static int k;
     char *p = buf[k++ % 4];
-    snprintf(p, sizeof buf[0], "http://127.0.0.2:%d%s", cdn_port, path);
+    snprintf(p, sizeof buf[0], "http://127.0.0.2:%d%s", fr.cdn_port, path);
     return p;
 }
 
@@ -102,13 +61,13 @@ static const char *cdn(const char *path)
 static long log_mark(void)
 {
     struct stat st;
-    return stat(log_path, &st) == 0 ? (long)st.st_size : 0;
+    return stat(fr.log, &st) == 0 ? (long)st.st_size : 0;
 }
 
 /* Lines written since mark that contain every given substring (NULL ends). */
 static int log_count(long mark, const char *a, const char *b, const char *c)
 {
-    FILE *f = fopen(log_path, "r");
+    FILE *f = fopen(fr.log, "r");
     char line[2048];
     int n = 0;
     if (!f)
@@ -124,7 +83,7 @@ static int log_count(long mark, const char *a, const char *b, const char *c)
 /* The client port of the nth (0-based) logged line since mark with path p. */
 static int log_port(long mark, const char *p, int nth)
 {
-    FILE *f = fopen(log_path, "r");
+    FILE *f = fopen(fr.log, "r");
     char line[2048];
     int port = -1;
     if (!f)
@@ -578,26 +537,12 @@ int main(void)
     alarm(120); /* the whole run, whatever happens */
     for (int i = 0; i < SIZE; i++)
         data[i] = (uint8_t)((i * 7 + (i >> 8)) & 0xff);
-    /* a CI proxy must not see (or answer) any of this */
-    unsetenv("http_proxy");
-    unsetenv("https_proxy");
-    unsetenv("HTTPS_PROXY");
-    unsetenv("ALL_PROXY");
-    unsetenv("all_proxy");
-    setenv("NO_PROXY", "127.0.0.1,127.0.0.2,localhost", 1);
-    setenv("no_proxy", "127.0.0.1,127.0.0.2,localhost", 1);
+    fr_clear_env(NULL); /* a CI proxy must not see (or answer) any of this */
 
     test_helpers();
 
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/kvplan-http-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (fr_make_dir("http"))
         return 1;
-    }
-    snprintf(ports_path, sizeof ports_path, "%s/ports", dir);
-    snprintf(log_path, sizeof log_path, "%s/requests.jsonl", dir);
-    atexit(stop_server);
     int up = start_server() == 0;
     CHECK("the loopback fixture server starts (127.0.0.1 and 127.0.0.2)", up);
     if (up) {
@@ -618,12 +563,6 @@ int main(void)
         CHECK("a call without a session", net_fetch(NULL, &q, &r, &e) == 0 && r.status == 200);
         net_result_free(&r);
     }
-    stop_server();
-    char p[400];
-    snprintf(p, sizeof p, "%s/server.err", dir);
-    unlink(p);
-    unlink(ports_path);
-    unlink(log_path);
-    rmdir(dir);
+    fr_cleanup();
     return check_failures != 0;
 }

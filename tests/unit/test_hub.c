@@ -8,116 +8,16 @@
  * ever reaches the hub listener.  Rate limits: hub.c retries a 429 once when
  * Retry-After is short (test/rate-limited succeeds), else says when to retry
  * (test/always-429).  Proxies are cleared and alarm() bounds the run. */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_remote.h"
 #include "net/hub.h"
 
-static char dir[256], fx[300], ports[300], logp[300], home[300];
-static pid_t server;
-static int hub_port;
-
-static void stop_server(void)
-{
-    if (server > 0) {
-        kill(server, SIGTERM);
-        waitpid(server, NULL, 0);
-        server = 0;
-    }
-}
-
-static int start_server(void)
-{
-    server = fork();
-    if (server < 0)
-        return -1;
-    if (server == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        execlp("python3", "python3", "tests/remote/fake_remote.py", "--fixtures", fx,
-               "--ports-file", ports, "--log", logp, "--token", "hf_user",
-               "--gated-approved-token", "hf_approved", (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 300; i++) { /* 15 s at most */
-        FILE *f = fopen(ports, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", &hub_port) == 1;
-            fclose(f);
-            if (ok)
-                return 0;
-        }
-        if (waitpid(server, NULL, WNOHANG) == server) {
-            server = 0;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
-}
-
-static char *slurp(const char *p, size_t *len)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    char *b = malloc(1 << 20);
-    size_t n = b ? fread(b, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    if (len)
-        *len = n;
-    return b;
-}
-
-/* Log lines so far; the log is written when an answer ends, so let it settle. */
-static int log_lines(void)
-{
-    usleep(300000);
-    char *t = slurp(logp, NULL);
-    int n = 0;
-    for (char *c = t; c && *c; c++)
-        n += *c == '\n';
-    free(t);
-    return n;
-}
-
-/* Lines of the log from line `from` on that contain both a and b. */
-static int log_count(int from, const char *a, const char *b)
-{
-    usleep(300000);
-    char *t = slurp(logp, NULL), *save = NULL;
-    int n = 0, i = 0;
-    for (char *l = t ? strtok_r(t, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save), i++)
-        n += i >= from && strstr(l, a) && strstr(l, b);
-    free(t);
-    return n;
-}
-
-/* First line of a command's output (hashes computed by python3). */
-static void run_line(const char *cmd, char *out, size_t n)
-{
-    out[0] = 0;
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (!fgets(out, (int)n, p))
-        out[0] = 0;
-    pclose(p);
-    out[strcspn(out, "\n")] = 0;
-}
+static char home[300];
 
 static uint64_t per_token(const char *spec)
 {
@@ -153,7 +53,7 @@ static void test_download(void)
         return;
     }
     size_t la, lb;
-    char *a = slurp(out, &la), *b = slurp("data/models/Qwen__Qwen3-8B.json", &lb);
+    char *a = fr_slurp(out, &la), *b = fr_slurp("data/models/Qwen__Qwen3-8B.json", &lb);
     CHECK("its bytes are the catalog's config", a && b && la == lb && !memcmp(a, b, la));
     free(a);
     free(b);
@@ -167,13 +67,13 @@ static void test_download(void)
     CHECK("named by a 40-hex commit", hub_valid_commit(commit));
     snprintf(cmd, sizeof cmd, "python3 -c \"import hashlib;d=open('data/models/Qwen__Qwen3-8B."
              "json','rb').read();print(hashlib.sha1(b'blob %%d\\0'%%len(d)+d).hexdigest())\"");
-    run_line(cmd, want, sizeof want);
+    fr_run_line(cmd, want, sizeof want);
     ssize_t n = readlink(out, link, sizeof link - 1);
     link[n > 0 ? n : 0] = 0;
     snprintf(p, sizeof p, "../../blobs/%s", want);
     CHECK("the snapshot is a relative symlink to blobs/<git sha1>", want[0] && !strcmp(link, p));
     snprintf(p, sizeof p, "%s/hub/models--Qwen--Qwen3-8B/refs/main", home);
-    char *ref = slurp(p, NULL);
+    char *ref = fr_slurp(p, NULL);
     CHECK("refs/main holds the commit, no newline", ref && !strcmp(ref, commit));
     free(ref);
     char nested[4096];
@@ -184,7 +84,7 @@ static void test_download(void)
     uint64_t pt = per_token(out);
     CHECK("the snapshot loads like catalog qwen3-8b", pt && pt == per_token("qwen3-8b"));
 
-    int before = log_lines();
+    int before = fr_log_lines();
     char again[4096];
     setenv("HF_HUB_OFFLINE", "1", 1);
     rc = fetch("Qwen/Qwen3-8B", "config.json", again, &e);
@@ -194,7 +94,7 @@ static void test_download(void)
           rc && e.code == KVP_EINPUT && strstr(e.msg, "not in the Hugging Face cache") &&
               strstr(e.msg, "HF_HUB_OFFLINE"));
     unsetenv("HF_HUB_OFFLINE");
-    CHECK("offline: no request reached the server", log_lines() == before);
+    CHECK("offline: no request reached the server", fr_log_lines() == before);
 }
 
 static void test_errors(void)
@@ -231,7 +131,7 @@ static void test_token(void)
 {
     char out[4096];
     kvp_error e;
-    int from = log_lines();
+    int from = fr_log_lines();
     setenv("HF_TOKEN", "hf_wrong_secret", 1);
     int rc = fetch("Qwen/Qwen3-8B", "generation_config.json", out, &e);
     CHECK("an invalid token is named by its variable, never shown",
@@ -242,17 +142,18 @@ static void test_token(void)
     /* README.md is served as LFS (see main): hub 302, then the cdn */
     rc = fetch("Qwen/Qwen3-8B", "README.md", out, &e);
     char want[128], link[4096], p[200];
-    run_line("python3 -c \"import hashlib,sys;print(hashlib.sha256(open(sys.argv[1],'rb')."
-             "read()).hexdigest())\" \"$KVP_TEST_FX/hf/Qwen/Qwen3-8B/README.md\"",
-             want, sizeof want);
+    fr_run_line("python3 -c \"import hashlib,sys;print(hashlib.sha256(open(sys.argv[1],'rb')."
+                "read()).hexdigest())\" \"$KVP_TEST_FX/hf/Qwen/Qwen3-8B/README.md\"",
+                want, sizeof want);
     ssize_t n = rc ? -1 : readlink(out, link, sizeof link - 1);
     link[n > 0 ? n : 0] = 0;
     snprintf(p, sizeof p, "../../blobs/%s", want);
     CHECK("an LFS file comes through the cdn into blobs/<sha256>", rc == 0 && !strcmp(link, p));
-    CHECK("the token reached the hub", log_count(from, "\"listener\":\"hub\"", "\"auth\":true") > 0);
+    CHECK("the token reached the hub",
+          fr_log_count(from, "\"listener\":\"hub\"", "\"auth\":true") > 0);
     CHECK("the cdn was asked, never with the token",
-          log_count(from, "\"listener\":\"cdn\"", "\"auth\":false") > 0 &&
-              log_count(from, "\"listener\":\"cdn\"", "\"auth\":true") == 0);
+          fr_log_count(from, "\"listener\":\"cdn\"", "\"auth\":false") > 0 &&
+              fr_log_count(from, "\"listener\":\"cdn\"", "\"auth\":true") == 0);
     setenv("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1", 1);
     rc = fetch("kvtest/private-model", "generation_config.json", out, &e);
     CHECK("HF_HUB_DISABLE_IMPLICIT_TOKEN: no token sent", rc && strstr(e.msg, "no such model"));
@@ -263,52 +164,33 @@ static void test_token(void)
 int main(void)
 {
     alarm(180);
-    const char *vars[] = {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-                          "all_proxy", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_TOKEN",
-                          "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_HUB_OFFLINE",
-                          "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_IMPLICIT_TOKEN"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-        unsetenv(vars[i]);
-    setenv("NO_PROXY", "127.0.0.1,127.0.0.2,localhost", 1);
-    setenv("no_proxy", "127.0.0.1,127.0.0.2,localhost", 1);
+    fr_clear_env((const char *const[]){FR_HF_VARS, NULL});
 
-    char kvplan[300], cmd[1400];
-    const char *k = getenv("KVPLAN"), *u = getenv("UNIT_DIR"), *tmp = getenv("TMPDIR");
-    if (k && *k)
-        snprintf(kvplan, sizeof kvplan, "%s", k);
-    else
-        snprintf(kvplan, sizeof kvplan, "%s/../kvplan", u && *u ? u : "build/tests");
-    snprintf(dir, sizeof dir, "%s/kvplan-hub-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return perror("mkdtemp"), 1;
-    snprintf(fx, sizeof fx, "%s/fx", dir);
-    snprintf(ports, sizeof ports, "%s/ports", dir);
-    snprintf(logp, sizeof logp, "%s/log", dir);
-    snprintf(home, sizeof home, "%s/hf-home", dir);
-    setenv("KVP_TEST_FX", fx, 1);
+    char cmd[1400];
+    if (fr_make_dir("hub"))
+        return 1;
+    snprintf(home, sizeof home, "%s/hf-home", fr.dir);
+    setenv("KVP_TEST_FX", fr.fx, 1);
     /* fixtures, then README.md of Qwen/Qwen3-8B made an LFS file (for the cdn) */
     snprintf(cmd, sizeof cmd,
-             "timeout 120 bash tests/remote/mkfixtures.sh '%s' '%s' >'%s/mk.log' 2>&1 && "
              "python3 -c \"import json,sys;p=sys.argv[1];d=json.load(open(p));d['lfs']="
              "['README.md'];json.dump(d,open(p,'w'))\" '%s/hf/Qwen/Qwen3-8B/.meta.json'",
-             fx, kvplan, dir, fx);
-    int fx_ok = system(cmd) == 0;
+             fr.fx);
+    int fx_ok = fr_fixtures() == 0 && system(cmd) == 0;
     CHECK("fixtures built (tests/remote/mkfixtures.sh)", fx_ok);
-    atexit(stop_server);
-    int up = fx_ok && start_server() == 0;
+    const char *const args[] = {"--token", "hf_user", "--gated-approved-token", "hf_approved",
+                                NULL};
+    int up = fx_ok && fr_start(args, 15) == 0;
     CHECK("the fake Hub starts", up);
     if (up) {
         char ep[64];
-        snprintf(ep, sizeof ep, "http://127.0.0.1:%d/", hub_port); /* the '/' is trimmed */
+        snprintf(ep, sizeof ep, "http://127.0.0.1:%d/", fr.hub_port); /* the '/' is trimmed */
         setenv("HF_ENDPOINT", ep, 1);
         setenv("HF_HOME", home, 1);
         test_download();
         test_token();
         test_errors();
     }
-    stop_server();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    fr_cleanup();
     return check_failures != 0;
 }

@@ -5,19 +5,16 @@
  * $UNIT_DIR/../kvplan).  Sizes and sha256s are checked against the fixture
  * files themselves (stat and sha256sum), the commit against the refs route.
  * Proxies are cleared and alarm() bounds the run. */
-#include <fcntl.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_remote.h"
 #include "net/hub_files.h"
 
 #define C40 "0123456789abcdef0123456789abcdef01234567"
@@ -383,98 +380,11 @@ static void test_split_name(void)
 
 /* ---- against the fake Hub ------------------------------------------------------------ */
 
-static char dir[256], fx[300], ports[300], logp[300], home[300];
-static pid_t server;
-static int hub_port;
-
-static void stop_server(void)
-{
-    if (server > 0) {
-        kill(server, SIGTERM);
-        waitpid(server, NULL, 0);
-        server = 0;
-    }
-}
-
-static int start_server(void)
-{
-    server = fork();
-    if (server < 0)
-        return -1;
-    if (server == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        execlp("python3", "python3", "tests/remote/fake_remote.py", "--fixtures", fx,
-               "--ports-file", ports, "--log", logp, "--token", "hf_user",
-               "--gated-approved-token", "hf_approved", (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 600; i++) { /* 30 s at most (it hashes the fixtures first) */
-        FILE *f = fopen(ports, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", &hub_port) == 1;
-            fclose(f);
-            if (ok)
-                return 0;
-        }
-        if (waitpid(server, NULL, WNOHANG) == server) {
-            server = 0;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
-}
-
-static char *slurp(const char *p)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    char *b = malloc(1 << 20);
-    size_t n = b ? fread(b, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    return b;
-}
-
-/* Lines of the log from line `from` on that contain both a and b (the log
- * is written when an answer ends, so let it settle). */
-static int log_count(int from, const char *a, const char *b)
-{
-    usleep(300000);
-    char *t = slurp(logp), *save = NULL;
-    int n = 0, i = 0;
-    for (char *l = t ? strtok_r(t, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save), i++)
-        n += i >= from && strstr(l, a) && strstr(l, b);
-    free(t);
-    return n;
-}
-
-static int log_lines(void) { return log_count(0, "", ""); }
-
-/* First line of a command's output. */
-static void run_line(const char *cmd, char *out, size_t n)
-{
-    out[0] = 0;
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (!fgets(out, (int)n, p))
-        out[0] = 0;
-    pclose(p);
-    out[strcspn(out, "\n")] = 0;
-}
-
 /* targetCommit of a branch or tag, from the refs route (not the code under test). */
 static void ref_commit(const char *repo, const char *kind, const char *name, char out[41])
 {
     char url[300];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/api/models/%s/refs", hub_port, repo);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/api/models/%s/refs", fr.hub_port, repo);
     net_request q = {0};
     q.url = url;
     q.allow_http = 1;
@@ -525,9 +435,9 @@ static void check_fixture_hashes(void)
     for (size_t i = 0; i < 4; i++) {
         char p[700], cmd[800], want[128];
         struct stat st;
-        snprintf(p, sizeof p, "%s/hf/kvtest/Qwen3-8B-GGUF/%s", fx, ggufs[i]);
+        snprintf(p, sizeof p, "%s/hf/kvtest/Qwen3-8B-GGUF/%s", fr.fx, ggufs[i]);
         snprintf(cmd, sizeof cmd, "sha256sum '%s'", p);
-        run_line(cmd, want, sizeof want);
+        fr_run_line(cmd, want, sizeof want);
         want[strcspn(want, " ")] = 0;
         const hub_file *f = find(ggufs[i]);
         if (f && stat(p, &st) == 0 && f->size == (int64_t)st.st_size && strlen(want) == 64 &&
@@ -542,7 +452,7 @@ static void check_fixture_hashes(void)
     const hub_file *readme = find("README.md");
     struct stat st;
     char p[700];
-    snprintf(p, sizeof p, "%s/hf/kvtest/Qwen3-8B-GGUF/README.md", fx);
+    snprintf(p, sizeof p, "%s/hf/kvtest/Qwen3-8B-GGUF/README.md", fr.fx);
     CHECK("remote: a regular file: its size, a blobId, no sha256",
           readme && stat(p, &st) == 0 && readme->size == (int64_t)st.st_size &&
               hub_valid_commit(readme->blob_id) && !readme->sha256[0]);
@@ -550,14 +460,15 @@ static void check_fixture_hashes(void)
 
 static void test_remote_gguf_repo(void)
 {
-    int from = log_lines();
+    int from = fr_log_lines();
     int rc = list("kvtest/Qwen3-8B-GGUF", NULL);
     char main_commit[41], v1[41];
     CHECK("remote: kvtest/Qwen3-8B-GGUF is listed", rc == 0);
     CHECK("remote: one GET of the model info with blobs=true, at revision main",
-          log_count(from, "\"path\":\"/api/models/kvtest/Qwen3-8B-GGUF/revision/main\"",
-                    "blobs=true") == 1 &&
-              log_count(from, "", "") == 1 && log_count(from, "\"method\":\"GET\"", "") == 1);
+          fr_log_count(from, "\"path\":\"/api/models/kvtest/Qwen3-8B-GGUF/revision/main\"",
+                       "blobs=true") == 1 &&
+              fr_log_count(from, "", "") == 1 &&
+              fr_log_count(from, "\"method\":\"GET\"", "") == 1);
     ref_commit("kvtest/Qwen3-8B-GGUF", "branches", "main", main_commit);
     CHECK("remote: its commit is what the refs route says for main",
           rc == 0 && main_commit[0] && !strcmp(L.commit, main_commit));
@@ -596,11 +507,11 @@ static void test_remote_gguf_repo(void)
 
 static void test_remote_cases(void)
 {
-    int from = log_lines();
+    int from = fr_log_lines();
     int rc = list("Qwen/Qwen3-8B", "refs/pr/1");
     CHECK("remote: refs/pr/1 is percent-encoded as huggingface_hub does",
           rc == 0 && !strncmp(L.commit, "2222", 4) &&
-              log_count(from, "revision/refs%2Fpr%2F1", "\"status\":200") == 1);
+              fr_log_count(from, "revision/refs%2Fpr%2F1", "\"status\":200") == 1);
     rc = list("test/paginated", NULL);
     CHECK("remote: model info is not paginated: nested files are listed",
           rc == 0 && find("extra/notes.md") && find("Qwen3-8B-Q4_K_M.gguf"));
@@ -622,10 +533,11 @@ static void test_remote_cases(void)
     CHECK("remote: a private repo without a token: not found", rc && strstr(E.msg, "no such model"));
     setenv("HF_TOKEN", "hf_user", 1);
     settings();
-    from = log_lines();
+    from = fr_log_lines();
     rc = list("kvtest/private-model", NULL);
     CHECK("remote: ... with HF_TOKEN it is listed, the token sent to the hub",
-          rc == 0 && find("config.json") && log_count(from, "\"listener\":\"hub\"", "\"auth\":true") == 1);
+          rc == 0 && find("config.json") &&
+              fr_log_count(from, "\"listener\":\"hub\"", "\"auth\":true") == 1);
     setenv("HF_TOKEN", "hf_bad_secret", 1);
     settings();
     rc = list("kvtest/Qwen3-8B-GGUF", NULL);
@@ -642,12 +554,12 @@ static void test_remote_cases(void)
     rc = list("kvtest/Qwen3-8B-GGUF", "../../x");
     CHECK("remote: a bad revision is a usage error", rc && E.code == KVP_EUSAGE);
 
-    int before = log_lines();
+    int before = fr_log_lines();
     setenv("HF_HUB_OFFLINE", "1", 1);
     settings();
     rc = list("kvtest/Qwen3-8B-GGUF", NULL);
     CHECK("remote: offline is refused", rc && E.code == KVP_EINPUT && strstr(E.msg, "HF_HUB_OFFLINE"));
-    CHECK("remote: ... without a request", log_lines() == before);
+    CHECK("remote: ... without a request", fr_log_lines() == before);
     unsetenv("HF_HUB_OFFLINE");
     setenv("HF_ENDPOINT", "http://127.0.0.1:1", 1);
     settings();
@@ -659,14 +571,7 @@ static void test_remote_cases(void)
 int main(void)
 {
     alarm(240);
-    const char *vars[] = {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-                          "all_proxy", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_TOKEN",
-                          "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_HUB_OFFLINE",
-                          "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_IMPLICIT_TOKEN"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-        unsetenv(vars[i]);
-    setenv("NO_PROXY", "127.0.0.1,127.0.0.2,localhost", 1);
-    setenv("no_proxy", "127.0.0.1,127.0.0.2,localhost", 1);
+    fr_clear_env((const char *const[]){FR_HF_VARS, NULL});
 
     test_parse_real();
     test_parse_refused();
@@ -678,30 +583,20 @@ int main(void)
     test_pick_path();
     test_split_name();
 
-    char kvplan[300], cmd[1400];
-    const char *k = getenv("KVPLAN"), *u = getenv("UNIT_DIR"), *tmp = getenv("TMPDIR");
-    if (k && *k)
-        snprintf(kvplan, sizeof kvplan, "%s", k);
-    else
-        snprintf(kvplan, sizeof kvplan, "%s/../kvplan", u && *u ? u : "build/tests");
-    snprintf(dir, sizeof dir, "%s/kvplan-hubfiles-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return perror("mkdtemp"), 1;
-    snprintf(fx, sizeof fx, "%s/fx", dir);
-    snprintf(ports, sizeof ports, "%s/ports", dir);
-    snprintf(logp, sizeof logp, "%s/log", dir);
-    snprintf(home, sizeof home, "%s/hf-home", dir);
-    snprintf(cmd, sizeof cmd, "timeout 120 bash tests/remote/mkfixtures.sh '%s' '%s' >'%s/mk.log' 2>&1",
-             fx, kvplan, dir);
-    int fx_ok = system(cmd) == 0;
+    if (fr_make_dir("hubfiles"))
+        return 1;
+    char home[300];
+    snprintf(home, sizeof home, "%s/hf-home", fr.dir);
+    int fx_ok = fr_fixtures() == 0;
     CHECK("fixtures built (tests/remote/mkfixtures.sh)", fx_ok);
-    atexit(stop_server);
-    int up = fx_ok && start_server() == 0;
+    const char *const args[] = {"--token", "hf_user", "--gated-approved-token", "hf_approved",
+                                NULL};
+    int up = fx_ok && fr_start(args, 30) == 0; /* it hashes the fixtures first */
     CHECK("the fake Hub starts", up);
     kvp_error e;
     if (up && (sess = net_session_new(&e)) != NULL) {
         char ep[64];
-        snprintf(ep, sizeof ep, "http://127.0.0.1:%d", hub_port);
+        snprintf(ep, sizeof ep, "http://127.0.0.1:%d", fr.hub_port);
         setenv("HF_ENDPOINT", ep, 1);
         setenv("HF_HOME", home, 1);
         CHECK("settings from the environment", settings() == 0);
@@ -710,9 +605,6 @@ int main(void)
         net_session_free(sess);
     }
     hub_file_list_free(&L);
-    stop_server();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    fr_cleanup();
     return check_failures != 0;
 }

@@ -8,23 +8,18 @@
  * values are read from the fixture files (params, GGUF size and sha256),
  * never hard-coded.  Offline runs must add no line to the server's log.
  * Proxies are cleared and alarm() bounds the run. */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_remote.h"
 #include "net/http.h"
 #include "net/ollama.h"
 
-static char dir[256], fx[300], ports[300], logp[300], store[300], empty_store[300];
-static pid_t server;
-static int hub_port;
+static char store[300], empty_store[300];
 
 /* ---- parsing, no server ------------------------------------------------------ */
 
@@ -293,105 +288,14 @@ static void test_params(void)
 
 /* ---- against the fake registry ------------------------------------------------ */
 
-static void stop_server(void)
-{
-    if (server > 0) {
-        kill(server, SIGTERM);
-        waitpid(server, NULL, 0);
-        server = 0;
-    }
-}
-
-static int start_server(void)
-{
-    server = fork();
-    if (server < 0)
-        return -1;
-    if (server == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        execlp("python3", "python3", "tests/remote/fake_remote.py", "--fixtures", fx,
-               "--ports-file", ports, "--log", logp, (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 300; i++) { /* 15 s at most */
-        FILE *f = fopen(ports, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", &hub_port) == 1;
-            fclose(f);
-            if (ok)
-                return 0;
-        }
-        if (waitpid(server, NULL, WNOHANG) == server) {
-            server = 0;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
-}
-
-static char *slurp(const char *p)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    char *b = malloc(1 << 20);
-    size_t n = b ? fread(b, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    return b;
-}
-
-/* Lines of the log; it is written when an answer ends, so let it settle. */
-static int log_lines(void)
-{
-    usleep(300000);
-    char *t = slurp(logp);
-    int n = 0;
-    for (char *c = t; c && *c; c++)
-        n += *c == '\n';
-    free(t);
-    return n;
-}
-
-/* Lines of the log from line `from` on that contain both a and b. */
-static int log_count(int from, const char *a, const char *b)
-{
-    usleep(300000);
-    char *t = slurp(logp), *save = NULL;
-    int n = 0, i = 0;
-    for (char *l = t ? strtok_r(t, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save), i++)
-        n += i >= from && strstr(l, a) && strstr(l, b);
-    free(t);
-    return n;
-}
-
-/* First line of a command's output. */
-static void run_line(const char *cmd, char *out, size_t n)
-{
-    out[0] = 0;
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (!fgets(out, (int)n, p))
-        out[0] = 0;
-    pclose(p);
-    out[strcspn(out, "\n")] = 0;
-}
-
 /* sha256 hex and size of a fixture file, computed by python3, not by the code under test. */
 static void file_facts(const char *rel, char sha[80], unsigned long long *size)
 {
     char cmd[900], line[200];
     snprintf(cmd, sizeof cmd, "python3 -c \"import hashlib,os,sys;p=sys.argv[1];h=hashlib.sha256()"
              "\nwith open(p,'rb') as f:\n  for b in iter(lambda: f.read(1<<20), b''): h.update(b)"
-             "\nprint(h.hexdigest(), os.path.getsize(p))\" '%s/%s'", fx, rel);
-    run_line(cmd, line, sizeof line);
+             "\nprint(h.hexdigest(), os.path.getsize(p))\" '%s/%s'", fr.fx, rel);
+    fr_run_line(cmd, line, sizeof line);
     sha[0] = 0;
     *size = 0;
     if (sscanf(line, "%64s %llu", sha, size) != 2)
@@ -403,8 +307,8 @@ static long long fixture_num_ctx(const char *rel)
 {
     char cmd[700], line[64];
     snprintf(cmd, sizeof cmd, "python3 -c \"import json,sys;print(json.load(open(sys.argv[1]))"
-             "['num_ctx'])\" '%s/%s'", fx, rel);
-    run_line(cmd, line, sizeof line);
+             "['num_ctx'])\" '%s/%s'", fr.fx, rel);
+    fr_run_line(cmd, line, sizeof line);
     return line[0] ? atoll(line) : -1;
 }
 
@@ -428,10 +332,10 @@ static void test_online(void)
     unsigned long long size;
     ollama_model m;
     kvp_error e;
-    snprintf(base, sizeof base, "http://127.0.0.1:%d", hub_port);
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", fr.hub_port);
     file_facts("ollama/library/qwen3/8b/model.gguf", sha, &size);
     long long want_ctx = fixture_num_ctx("ollama/library/qwen3/8b/params");
-    int from = log_lines();
+    int from = fr_log_lines();
 
     int rc = fetch("qwen3:8b", 0, &m, &e);
     CHECK("qwen3:8b is fetched", rc == 0);
@@ -448,12 +352,13 @@ static void test_online(void)
     CHECK("base is the configured registry", rc == 0 && !strcmp(m.base, base) && m.allow_http);
     CHECK("no local blob in an empty store", rc == 0 && m.local_blob[0] == 0);
     CHECK("the manifest was asked for with an ollama/ agent and the Docker v2 Accept",
-          log_count(from, "/v2/library/qwen3/manifests/8b", "\"user_agent\":\"ollama/0.33.0 (") == 1 &&
-              log_count(from, "/v2/library/qwen3/manifests/8b",
-                        "\"accept\":\"application/vnd.docker.distribution.manifest.v2+json\"") == 1);
+          fr_log_count(from, "/v2/library/qwen3/manifests/8b",
+                       "\"user_agent\":\"ollama/0.33.0 (") == 1 &&
+              fr_log_count(from, "/v2/library/qwen3/manifests/8b",
+                           "\"accept\":\"application/vnd.docker.distribution.manifest.v2+json\"") == 1);
     CHECK("the params blob came from the cdn after the registry's redirect",
-          log_count(from, "\"listener\":\"cdn\"", "\"status\":200") >= 1 &&
-              log_count(from, "/v2/library/qwen3/blobs/sha256:", "\"status\":307") >= 1);
+          fr_log_count(from, "\"listener\":\"cdn\"", "\"status\":200") >= 1 &&
+              fr_log_count(from, "/v2/library/qwen3/blobs/sha256:", "\"status\":307") >= 1);
     /* the caller's part: a range read of model_url lands on the GGUF */
     if (rc == 0) {
         net_request q = {0};
@@ -479,7 +384,7 @@ static void test_online(void)
     CHECK("a model that wants an ollama/ agent works with the default agent",
           rc == 0 && m.manifest.has_model && m.params.has_num_ctx);
     ollama_model_free(&m);
-    from = log_lines();
+    from = fr_log_lines();
     setenv("KVPLAN_OLLAMA_USER_AGENT", "curl/8", 1);
     rc = fetch("test/ollama-ua", 0, &m, &e);
     unsetenv("KVPLAN_OLLAMA_USER_AGENT");
@@ -487,7 +392,8 @@ static void test_online(void)
           rc && e.code == KVP_EINPUT && strstr(e.msg, "ollama:test/ollama-ua:latest: ") &&
               strstr(e.msg, "412") && strstr(e.msg, "KVPLAN_OLLAMA_USER_AGENT") &&
               strstr(e.msg, "newer Ollama"));
-    CHECK("... having sent that agent", log_count(from, "\"user_agent\":\"curl/8\"", "\"status\":412") == 1);
+    CHECK("... having sent that agent",
+          fr_log_count(from, "\"user_agent\":\"curl/8\"", "\"status\":412") == 1);
     ollama_model_free(&m);
 
     snprintf(want, sizeof want, "no such model or tag on %s", base);
@@ -590,14 +496,14 @@ static const char *store_py =
 static int make_store(void)
 {
     char py[320], cmd[1400];
-    snprintf(py, sizeof py, "%s/store.py", dir);
+    snprintf(py, sizeof py, "%s/store.py", fr.dir);
     FILE *f = fopen(py, "w");
     if (!f)
         return -1;
     fputs(store_py, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "timeout 60 python3 '%s' '%s' '%s' %d >'%s/store.log' 2>&1", py, fx,
-             store, hub_port, dir);
+    snprintf(cmd, sizeof cmd, "timeout 60 python3 '%s' '%s' '%s' %d >'%s/store.log' 2>&1", py,
+             fr.fx, store, fr.hub_port, fr.dir);
     return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -616,7 +522,7 @@ static void test_offline(void)
     setenv("OLLAMA_MODELS", store, 1);
     snprintf(want, sizeof want, "%s/blobs/sha256-%s", store, sha);
 
-    int before = log_lines();
+    int before = fr_log_lines();
     int rc = fetch("qwen3:8b", 1, &m, &e);
     CHECK("offline: qwen3:8b from the local store", rc == 0 && m.offline);
     CHECK("offline: the model blob is found there, with the registry's digest and size",
@@ -638,7 +544,7 @@ static void test_offline(void)
     rc = fetch("tampered", 1, &m, &e);
     CHECK("a params blob that does not match its digest is refused",
           rc && strstr(e.msg, "ollama:tampered:latest: ") && strstr(e.msg, "does not match its digest"));
-    CHECK("offline: no request reached the server", log_lines() == before);
+    CHECK("offline: no request reached the server", fr_log_lines() == before);
 
     rc = fetch("qwen3:8b", 0, &m, &e);
     CHECK("online with the model pulled: local_blob is filled too",
@@ -655,58 +561,37 @@ static int add_expired_tag(void)
              "d='%s/ollama/test/expired-blob/latest' && mkdir -p \"$d\" && "
              "ln '%s/ollama/library/qwen3/8b/model.gguf' \"$d/model.gguf\" && "
              "cp '%s/ollama/library/qwen3/8b/params' \"$d/params\" && "
-             "echo '{\"cdn_mode\": \"expired\"}' >\"$d/.meta.json\"", fx, fx, fx);
+             "echo '{\"cdn_mode\": \"expired\"}' >\"$d/.meta.json\"", fr.fx, fr.fx, fr.fx);
     return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(void)
 {
     alarm(180);
-    const char *vars[] = {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-                          "all_proxy", "KVPLAN_OLLAMA_REGISTRY", "KVPLAN_OLLAMA_USER_AGENT",
-                          "OLLAMA_MODELS", "HF_ENDPOINT"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-        unsetenv(vars[i]);
-    setenv("NO_PROXY", "127.0.0.1,127.0.0.2,localhost", 1);
-    setenv("no_proxy", "127.0.0.1,127.0.0.2,localhost", 1);
+    fr_clear_env((const char *const[]){"KVPLAN_OLLAMA_REGISTRY", "KVPLAN_OLLAMA_USER_AGENT",
+                                       "OLLAMA_MODELS", "HF_ENDPOINT", NULL});
 
     test_names();
     test_manifests();
     test_params();
 
-    char kvplan[300], cmd[1400];
-    const char *k = getenv("KVPLAN"), *u = getenv("UNIT_DIR"), *tmp = getenv("TMPDIR");
-    if (k && *k)
-        snprintf(kvplan, sizeof kvplan, "%s", k);
-    else
-        snprintf(kvplan, sizeof kvplan, "%s/../kvplan", u && *u ? u : "build/tests");
-    snprintf(dir, sizeof dir, "%s/kvplan-ollama-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return perror("mkdtemp"), 1;
-    snprintf(fx, sizeof fx, "%s/fx", dir);
-    snprintf(ports, sizeof ports, "%s/ports", dir);
-    snprintf(logp, sizeof logp, "%s/log", dir);
-    snprintf(store, sizeof store, "%s/ollama-store", dir);
-    snprintf(empty_store, sizeof empty_store, "%s/empty-store", dir);
+    if (fr_make_dir("ollama"))
+        return 1;
+    snprintf(store, sizeof store, "%s/ollama-store", fr.dir);
+    snprintf(empty_store, sizeof empty_store, "%s/empty-store", fr.dir);
     mkdir(empty_store, 0755);
     setenv("OLLAMA_MODELS", empty_store, 1); /* never the user's own store */
-    snprintf(cmd, sizeof cmd, "timeout 120 bash tests/remote/mkfixtures.sh '%s' '%s' >'%s/mk.log' 2>&1",
-             fx, kvplan, dir);
-    int fx_ok = system(cmd) == 0 && add_expired_tag() == 0;
+    int fx_ok = fr_fixtures() == 0 && add_expired_tag() == 0;
     CHECK("fixtures built (tests/remote/mkfixtures.sh)", fx_ok);
-    atexit(stop_server);
-    int up = fx_ok && start_server() == 0;
+    int up = fx_ok && fr_start(NULL, 15) == 0;
     CHECK("the fake registry starts", up);
     if (up) {
         char base[64];
-        snprintf(base, sizeof base, "http://127.0.0.1:%d/", hub_port); /* the '/' is trimmed */
+        snprintf(base, sizeof base, "http://127.0.0.1:%d/", fr.hub_port); /* the '/' is trimmed */
         setenv("KVPLAN_OLLAMA_REGISTRY", base, 1);
         test_online();
         test_offline();
     }
-    stop_server();
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    fr_cleanup();
     return check_failures != 0;
 }
