@@ -27,6 +27,9 @@
  *                  flash_attn / kv_unified / n_rs_seq
  *   every line of llama_kv_cache*: and llama_memory_*: at INFO or WARN level
  *   (in noalloc mode the "buffer size" lines are dropped: they say 0.00)
+ *   llama_context: the output buffer line (a real allocation in either mode)
+ *   memory_breakdown: host model = N bytes (probe_breakdown.cpp), once the
+ *                  context exists
  * With --all, every captured line instead, prefixed by its level.
  * Exit status: 0 context created; 1 llama.cpp refused (could not load the
  * model or create the context: its WARN/ERROR lines go to stderr); 2 usage;
@@ -44,6 +47,9 @@
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "llama.h"
+
+/* probe_breakdown.cpp */
+void probe_breakdown(const struct llama_context *ctx);
 
 /* ---- log capture ------------------------------------------------------ */
 
@@ -144,6 +150,8 @@ static bool selected(const struct line *l, bool noalloc)
     for (size_t i = 0; i < sizeof ctx_keys / sizeof *ctx_keys; i++)
         if (starts(t, ctx_keys[i]))
             return true;
+    if (starts(t, "llama_context:") && strstr(t, " output buffer size = "))
+        return true;
     if (starts(t, "llama_kv_cache") || starts(t, "llama_memory_")) {
         if (noalloc && strstr(t, " buffer size = "))
             return false;
@@ -371,6 +379,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "probe: %s: llama.cpp could not create the context\n", model_path);
         rc = 1;
     } else {
+        if (!g_all)
+            probe_breakdown(ctx);
         llama_free(ctx);
     }
     llama_model_free(model);

@@ -125,9 +125,13 @@ if [ "$(cat "$src.stamp" 2>/dev/null)" != "$NLC_VERSION" ] || [ ! -f "$src/inclu
 fi
 
 probe=$WORK/probe
-if [ ! -x "$probe" ] || [ "$here/probe.c" -nt "$probe" ] || [ "$src.stamp" -nt "$probe" ]; then
+if [ ! -x "$probe" ] || [ "$here/probe.c" -nt "$probe" ] || [ "$here/probe_breakdown.cpp" -nt "$probe" ] ||
+   [ "$src.stamp" -nt "$probe" ]; then
     cc -std=c11 -O1 -Wall -Wextra -I"$src/include" -I"$src/ggml/include" \
-        -DPROBE_BINS_DIR="\"$BINS\"" "$here/probe.c" -o "$probe" \
+        -DPROBE_BINS_DIR="\"$BINS\"" -c "$here/probe.c" -o "$WORK/probe.o" &&
+    c++ -std=c++17 -O1 -Wall -Wextra -I"$src/include" -I"$src/ggml/include" -I"$src/src" \
+        -c "$here/probe_breakdown.cpp" -o "$WORK/probe_breakdown.o" &&
+    c++ "$WORK/probe.o" "$WORK/probe_breakdown.o" -o "$probe" \
         -L"$BINS" -l:libllama.$LLAMA_TAG.so -l:libggml.$LLAMA_TAG.so -l:libggml-base.so \
         -Wl,-rpath,"$BINS" || die "cannot build the probe"
 fi
@@ -138,6 +142,11 @@ pass=0 fail=0 skip=0
 row() { printf '%-31s %-10s %-46s %s\n' "$1" "$2" "$3" "$4"; }
 detail() { printf '    %s\n' "$@"; }
 size_lines() { grep -E '^llama_(kv_cache|memory_recurrent): size = ' || true; }
+# and the buffers beside the cache a GGUF (the twin) lets kvplan size: the
+# output buffer line and the host model bytes of the metadata-only pass
+buffer_lines() {
+    grep -E '^(llama_(kv_cache|memory_recurrent): size = |llama_context: +CPU  output buffer size = |memory_breakdown: host model = )' || true
+}
 
 # ---- settings -> probe arguments (llama-server's mapping) -------------------
 
@@ -235,7 +244,7 @@ if [ $selftest = 1 ]; then
              "--n-ctx 4096 --n-seq 4 --kv-unified 1 --fa off" "--n-ctx 4096 --swa-full 1 --type-k q4_0 --type-v q4_0 --fa on"; do
         name="no_alloc = mmap: ${s//--/}"
         if "$probe" "$st/gemma-3-tiny.gguf" $s --mode noalloc >"$tmp/a" 2>"$tmp/a.err" &&
-           "$probe" "$st/gemma-3-tiny.gguf" $s --mode mmap 2>"$tmp/b.err" | grep -v ' buffer size = ' >"$tmp/b" &&
+           "$probe" "$st/gemma-3-tiny.gguf" $s --mode mmap 2>"$tmp/b.err" | grep -vE '^llama_(kv_cache|memory_[a-z]+)[^ ]*: .* buffer size = ' >"$tmp/b" &&
            [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
             pass=$((pass + 1)); row selftest - "$name" match
         else
@@ -281,8 +290,12 @@ judge() {
     [ "$prc" != 0 ] && [ "$krc" != 0 ] && return 0
     [ "$prc" != 0 ] || [ "$krc" != 0 ] && return 1
     read -r -a kv <"$t/k$i.facts"
-    cmp -s "$t/l" "$t/k$i.lines" && [ "$pfacts" = "${kv[0]:-} ${kv[1]:-} ${kv[2]:-}" ]
+    cmp -s "$(probe_lines "$i")" "$t/k$i.lines" && [ "$pfacts" = "${kv[0]:-} ${kv[1]:-} ${kv[2]:-}" ]
 }
+
+# the probe's lines to hold kvplan's run I against: with the buffers for a
+# GGUF source, the cache's size lines alone for a config
+probe_lines() { if [ "${srcs[$1]}" = "$gguf" ]; then echo "$t/l.full"; else echo "$t/l"; fi; }
 
 # explain I...: what differs, llama.cpp's line above kvplan's
 explain() {
@@ -295,17 +308,17 @@ explain() {
         done
         return
     fi
-    n=$(wc -l <"$t/l")
+    n=$(wc -l <"$t/l.full")
     for i in "$@"; do
         krc=${krcs[i]}
         [ "$krc" != 0 ] || { j=$(wc -l <"$t/k$i.lines"); [ "$j" -le "$n" ] || n=$j; }
     done
     for ((j = 1; j <= n; j++)); do
-        a=$(sed -n "${j}p" "$t/l")
         shown=0
         for i in "$@"; do
             krc=${krcs[i]}
             [ "$krc" = 0 ] || continue
+            a=$(sed -n "${j}p" "$(probe_lines "$i")")
             b=$(sed -n "${j}p" "$t/k$i.lines")
             [ "$a" != "$b" ] || continue
             [ $shown = 1 ] || detail "$lc${a:-(no line)}"
@@ -377,10 +390,14 @@ run_model() {
                 >"$t/k$i.json" 2>"$t/k$i.err"
             krcs[i]=$?
             # line 1: n_ctx n_ctx_seq kv_unified total_bytes recurrent_bytes; then the log
-            jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)", .log[]' \
+            # (a GGUF source also: the output buffer line first, the model bytes last, in
+            # llama.cpp's order)
+            jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
+                   (.output_log // empty), .log[],
+                   (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end)' \
                 "$t/k$i.json" >"$t/k$i.jq" 2>/dev/null
             head -1 "$t/k$i.jq" >"$t/k$i.facts"
-            tail -n +2 "$t/k$i.jq" | size_lines >"$t/k$i.lines"
+            tail -n +2 "$t/k$i.jq" | buffer_lines >"$t/k$i.lines"
         done
         # what the probe would really allocate: the recurrent state (llama.cpp
         # allocates it even with no_alloc), or everything with --mode mmap
@@ -397,6 +414,7 @@ run_model() {
         "$probe" "$gguf" "${P[@]}" --mode "$mode" >"$t/p.out" 2>"$t/p.err"
         prc=$?
         size_lines <"$t/p.out" >"$t/l"
+        buffer_lines <"$t/p.out" >"$t/l.full"
         pfacts=$(ctx_facts "$t/p.out")
         aborted=""
         case $prc in
@@ -407,6 +425,11 @@ run_model() {
             aborted=${aborted##*/llama.cpp/}
             if [ -s "$t/l" ]; then
                 prc=0
+                # it never reached the breakdown: hold kvplan to what was printed
+                for i in "${!srcs[@]}"; do
+                    grep -v '^memory_breakdown: ' "$t/k$i.lines" >"$t/k$i.tmp"
+                    mv "$t/k$i.tmp" "$t/k$i.lines"
+                done
             else
                 fail=$((fail + 1))
                 row "$name" "$arch" "$s" "FAIL: llama.cpp aborts before sizing its memory"
