@@ -121,6 +121,17 @@ typedef struct kvp_fact {
     char source[120];
 } kvp_fact;
 
+/* One weight tensor of a GGUF, for placing weights on devices. */
+enum { KVP_TENSOR_INPUT = -1, KVP_TENSOR_OUTPUT = -2 };
+typedef struct kvp_tensor {
+    char name[64];           /* "blk.3.ffn_up_exps.weight" (ggml names are < 64 bytes) */
+    uint32_t type;           /* ggml type id */
+    uint64_t ne0;            /* row length */
+    uint64_t nbytes;         /* ggml_nbytes */
+    int32_t layer;           /* its block, or KVP_TENSOR_INPUT / KVP_TENSOR_OUTPUT, as
+                              * llama.cpp's tensor table flags it */
+} kvp_tensor;
+
 typedef struct kvp_model {
     char name[128];          /* catalog name or the config's path */
     char arch[48];           /* model_type as written in the config */
@@ -174,6 +185,19 @@ typedef struct kvp_model {
      * GGUF header bytes it needed (0 for a config.json). */
     uint64_t fetch_requests, fetch_bytes, header_bytes;
     uint64_t fetch_connections; /* new connections among those requests */
+    /* From a GGUF's tensor list: the bytes of every weight, each padded to
+     * the CPU buffer's 32-byte alignment, i.e. llama.cpp's host model buffer
+     * on a CPU-only run in its metadata-only pass (and with --no-mmap); 0
+     * when the model came from a config.json (no tensor list). */
+    uint64_t weight_bytes;
+    /* The same GGUF's tensors (NULL, 0 for a config.json), and whether the
+     * output head is the token embedding (no output.weight): 1, llama.cpp
+     * copies it onto the output layer's device when that is not the host;
+     * 2, it copies it even on the host (gemma3n and gemma4 create the output
+     * before the embedding); 0 not tied. */
+    kvp_tensor *tensors;
+    size_t n_tensors;
+    int tied_output;
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);
@@ -331,6 +355,12 @@ typedef struct kvp_llama_result {
     int has_recurrent;
     kvp_llama_recurrent recurrent;
     uint64_t total_bytes;
+    /* Around the cache, on a CPU-only run: the model buffer (the model's
+     * weight_bytes; 0 unknown) and the output buffer (logits of n_seq rows,
+     * 4 x n_vocab x n_seq; 0 when n_vocab is unknown), with the line
+     * llama.cpp prints for the latter ("" when unknown). */
+    uint64_t weights_bytes, output_bytes;
+    char output_log[96];
     size_t n_notes;
     char notes[6][240];      /* what llama.cpp would warn about, and kvplan's caveats */
     size_t n_log;
@@ -702,6 +732,39 @@ char *kvp_techniques_json(const kvp_model *m, const kvp_tech_result *r);
 int kvp_plot_memory(const kvp_model *m, int llama, const kvp_theory_params *tp,
                     const kvp_llama_params *lp, uint64_t max_ctx, const char *path, int force,
                     kvp_error *err);
+
+/* ---- llama.cpp: weights per device (-ngl, -ts, -ot, --cpu-moe) ----------- */
+
+/* How llama.cpp v0.5.0 spreads a GGUF's weights (llamacpp-memory-rules.md
+ * 1.2-1.4): the input layer stays on the host; -ngl N offloads the last N-1
+ * repeating layers and the output layer; several devices share them by -ts
+ * (equal shares here when none is given; llama.cpp takes free memory);
+ * overrides (-ot, then --cpu-moe / --n-cpu-moe in the order given) move
+ * tensors whose names match, first match wins. */
+typedef struct kvp_offload {
+    int32_t n_gpu_layers;       /* -ngl; < 0: all */
+    uint32_t n_devices;         /* 0: CPU only; at most 8 */
+    float tensor_split[8];      /* -ts; all 0: equal shares */
+    const char *overrides;      /* "REGEX=BUFT,..." (POSIX extended regex searched in the
+                                 * name; BUFT "CPU" or a device "GPU0".."GPU7"); NULL none */
+    uint32_t device_alignment;  /* 0: 128 (CUDA) */
+    int cuda_row_padding;       /* CUDA's extra row for quantized ne0 % 512 != 0; -1: on */
+} kvp_offload;
+/* --cpu-moe (n < 0) or --n-cpu-moe n as override text for kvp_offload. */
+int kvp_offload_cpu_moe(int32_t n, char *buf, size_t len);
+
+typedef struct kvp_weights_split {
+    uint64_t host;              /* CPU buffers: every host tensor padded to 32 */
+    uint32_t n_devices;
+    uint64_t device[8];         /* each device's buffer */
+    int32_t i_gpu_start;        /* first offloaded layer (n_layer_all + 1: none) */
+    int32_t act_gpu_layers;     /* offloaded layers, the output layer counted */
+    int tied_copy;              /* a device holds a second copy of token_embd */
+} kvp_weights_split;
+/* -1 (KVP_EUSAGE) for bad settings or a bad override; KVP_EINPUT when the
+ * model has no tensor list (a config.json). */
+int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weights_split *out,
+                            kvp_error *err);
 
 /* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
 

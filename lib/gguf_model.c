@@ -535,6 +535,90 @@ static void rd_free(rd *r)
     free(r->is_recr);
 }
 
+/* Tensors llama.cpp's table (llama-arch.cpp, LLM_TENSOR_LAYER_INPUT and
+ * _OUTPUT) keeps off the repeating layers, by GGUF name without ".weight". */
+static const char *const input_tensors[] = {
+    "token_embd", "position_embd", "token_types", "hrm.z_l_init", "per_layer_token_embd",
+    "masked_embd_centroids", "masked_embd_ordering", NULL};
+static const char *const output_tensors[] = {
+    "output", "cls", "cls.output", "cls.norm", "dense_2", "dense_3", "output_norm",
+    "dec.output_norm", "enc.output_norm", "output_hc_fn", "output_hc_base", "output_hc_scale",
+    "output_hc_norm", "output_hc_down", "output_hc_up", "output_res_score", "altup_proj",
+    "altup_unembd_proj", "nextn.post_projection", "fc", "d2t", "markov_w1", "markov_w2",
+    "conf_proj", "selector_predecessor", "selector_successor", "selector_hidden", NULL};
+
+static int named(const char *name, const char *const *list)
+{
+    for (; *list; list++) {
+        size_t n = strlen(*list);
+        if (!strncmp(name, *list, n) && name[n] == '.')
+            return 1;
+    }
+    return 0;
+}
+
+/* The layer a tensor belongs to: "blk.N." is block N; a tensor of neither
+ * list and no block (rope_freqs) is created with layer 0. */
+static int32_t tensor_layer(const rd *r, const char *name)
+{
+    unsigned long b;
+    char *end;
+    if (!strncmp(name, "blk.", 4) && (b = strtoul(name + 4, &end, 10), *end == '.') &&
+        b < r->n_all)
+        return (int32_t)b;
+    if (named(name, input_tensors))
+        return KVP_TENSOR_INPUT;
+    /* LFM2 names its output norm token_embd_norm (llama-arch.cpp's "fix for
+     * wrong tensor name"); elsewhere that is the input's norm */
+    if (named(name, output_tensors) ||
+        (!strncmp(name, "token_embd_norm.", 16) && !strncmp(r->arch, "lfm2", 4)))
+        return KVP_TENSOR_OUTPUT;
+    if (!strncmp(name, "token_embd_norm.", 16))
+        return KVP_TENSOR_INPUT;
+    return 0;
+}
+
+/* llama.cpp's metadata-only model buffer on the CPU: every tensor's bytes
+ * padded to the buffer's 32-byte alignment (llamacpp-memory-rules.md 1.2);
+ * and the tensor table that places them on devices (llama_place.c). */
+static int weight_bytes(rd *r)
+{
+    uint64_t sum = 0, padded;
+    kvp_model *m = r->m;
+    int has_output = 0;
+    m->tensors = calloc(r->f->n_tensors ? r->f->n_tensors : 1, sizeof *m->tensors);
+    if (!m->tensors)
+        return kvp_fail(r->err, KVP_EINPUT, "%s: out of memory for the tensor list", r->path);
+    for (uint64_t i = 0; i < r->f->n_tensors; i++) {
+        const gguf_tensor *t = &r->f->tensors[i];
+        kvp_tensor *k = &m->tensors[m->n_tensors++];
+        snprintf(k->name, sizeof k->name, "%.*s", (int)(t->name.len < 63 ? t->name.len : 63),
+                 t->name.s);
+        k->type = t->type;
+        k->ne0 = t->ne[0];
+        k->nbytes = t->nbytes;
+        k->layer = tensor_layer(r, k->name);
+        has_output |= !strcmp(k->name, "output.weight");
+        if (kvp_add(t->nbytes, 31, &padded) || kvp_add(sum, padded & ~(uint64_t)31, &sum))
+            return kvp_fail(r->err, KVP_EINPUT, "%s: tensor sizes overflow 64 bits", r->path);
+    }
+    m->tied_output = !has_output;
+    /* gemma3n and gemma4 create the duplicated output before token_embd
+     * itself, so the reuse check finds nothing and a copy is made even in
+     * the same buffer (src/models/gemma3n.cpp, gemma4.cpp) */
+    if (m->tied_output && (!strcmp(r->arch, "gemma3n") || !strcmp(r->arch, "gemma4"))) {
+        m->tied_output = 2;
+        for (size_t i = 0; i < m->n_tensors; i++)
+            if (!strcmp(m->tensors[i].name, "token_embd.weight") &&
+                (kvp_add(m->tensors[i].nbytes, 31, &padded) ||
+                 kvp_add(sum, padded & ~(uint64_t)31, &sum)))
+                return kvp_fail(r->err, KVP_EINPUT, "%s: tensor sizes overflow 64 bits",
+                                r->path);
+    }
+    m->weight_bytes = sum;
+    return 0;
+}
+
 int kvp_model_from_gguf_file(const gguf_file *f, const char *path, kvp_model **out,
                              kvp_error *err)
 {
@@ -544,7 +628,8 @@ int kvp_model_from_gguf_file(const gguf_file *f, const char *path, kvp_model **o
                 : identify(&r) || read_sizes(&r) || alloc_layers(&r) || read_heads(&r) ||
                           recurrent_layers(&r) || swa_layers(&r) ||
                           (r.a->rules && r.a->rules(&r)) || build_layers(&r) ||
-                          read_twin_dims(&r) || (r.a->finish && r.a->finish(&r))
+                          read_twin_dims(&r) || (r.a->finish && r.a->finish(&r)) ||
+                          weight_bytes(&r)
                       ? -1 : 0;
     rd_free(&r);
     if (rc) {

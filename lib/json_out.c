@@ -191,6 +191,12 @@ char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
     json_object_set_new(doc, "caches", caches);
     json_object_set_new(doc, "recurrent", rec);
     json_object_set_new(doc, "total_bytes", json_integer((json_int_t)r->total_bytes));
+    json_object_set_new(doc, "weights_bytes",
+                        r->weights_bytes ? json_integer((json_int_t)r->weights_bytes) : json_null());
+    json_object_set_new(doc, "output_bytes",
+                        r->output_bytes ? json_integer((json_int_t)r->output_bytes) : json_null());
+    json_object_set_new(doc, "output_log",
+                        r->output_log[0] ? json_string(r->output_log) : json_null());
     json_object_set_new(doc, "log", log);
     json_object_set_new(doc, "notes", notes);
     return dump(doc);

@@ -33,6 +33,7 @@ void kvp_model_free(kvp_model *m)
 {
     if (m) {
         free(m->layers);
+        free(m->tensors);
         free(m);
     }
 }
@@ -41,14 +42,19 @@ int kvp_model_clone(const kvp_model *m, kvp_model **out, kvp_error *err)
 {
     kvp_model *c = malloc(sizeof *c);
     kvp_layer *layers = malloc((m->n_layers ? m->n_layers : 1) * sizeof *layers);
-    if (!c || !layers) {
+    kvp_tensor *tensors = m->n_tensors ? malloc(m->n_tensors * sizeof *tensors) : NULL;
+    if (!c || !layers || (m->n_tensors && !tensors)) {
         free(c);
         free(layers);
+        free(tensors);
         return kvp_fail(err, KVP_EINPUT, "%s: out of memory", m->name);
     }
     *c = *m;
     memcpy(layers, m->layers, m->n_layers * sizeof *layers);
+    if (tensors)
+        memcpy(tensors, m->tensors, m->n_tensors * sizeof *tensors);
     c->layers = layers;
+    c->tensors = tensors;
     *out = c;
     return 0;
 }

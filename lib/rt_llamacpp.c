@@ -515,6 +515,25 @@ static void format_log(kvp_llama_result *r)
     format_caches(r, 1); /* qwen4exp's idx_ cache comes after the hybrid memory */
 }
 
+/* The buffers beside the cache on a CPU-only run (llamacpp-memory-rules.md
+ * 1.2 and 2.3): the model buffer, and the output buffer output_reserve()
+ * sizes at context creation for n_seq_max logit rows (no embeddings, no
+ * backend sampling: llama-server's defaults), printed in double MiB. */
+static int around_cache(const kvp_model *m, kvp_llama_result *r, kvp_error *err)
+{
+    /* a config.json's vocab_size need not be the GGUF's token count (some
+     * converters pad it): only a GGUF says what llama.cpp will see */
+    r->weights_bytes = m->weight_bytes;
+    if (!m->weight_bytes || !m->n_vocab)
+        return 0;
+    if (kvp_mul(m->n_vocab, 4ull * r->n_seq, &r->output_bytes))
+        return kvp_fail(err, KVP_EINPUT, "%s: output buffer size overflows 64 bits", m->name);
+    snprintf(r->output_log, sizeof r->output_log,
+             "llama_context: %10s  output buffer size = %8.2f MiB", "CPU",
+             (double)r->output_bytes / 1024.0 / 1024.0);
+    return 0;
+}
+
 int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
               kvp_error *err)
 {
@@ -545,5 +564,5 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
     if (r->total_bytes > INT64_MAX)
         return kvp_fail(err, KVP_EINPUT, "%s: more than 2^63 bytes", m->name);
     format_log(r);
-    return 0;
+    return around_cache(m, r, err);
 }

@@ -116,9 +116,21 @@ static void llama_table(const kvp_model *m, const kvp_llama_result *r)
     }
     printf("\ntotal: %s MiB (%s bytes; MiB = 2^20 bytes)\n", fmt_mib(r->total_bytes, a, sizeof a),
            fmt_int(r->total_bytes, b, sizeof b));
+    if (r->weights_bytes || r->output_bytes)
+        printf("beside it on a CPU-only run:");
+    if (r->weights_bytes)
+        printf(" model buffer %s MiB (the GGUF's tensors)%s", fmt_mib(r->weights_bytes, a, sizeof a),
+               r->output_bytes ? ";" : "");
+    if (r->output_bytes)
+        printf(" output buffer %s MiB (%u logit row%s)", fmt_mib(r->output_bytes, a, sizeof a),
+               r->n_seq, r->n_seq == 1 ? "" : "s");
+    if (r->weights_bytes || r->output_bytes)
+        printf("; compute buffers not yet modelled\n");
     printf("\nllama.cpp prints:\n");
     for (size_t i = 0; i < r->n_log; i++)
         printf("  %s\n", r->log[i]);
+    if (r->output_log[0])
+        printf("  %s\n", r->output_log);
     for (size_t i = 0; i < r->n_notes; i++)
         printf("%s%s\n", i ? "  " : "\nnotes:\n  ", r->notes[i]);
 }
