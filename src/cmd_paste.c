@@ -216,8 +216,8 @@ int cmd_paste(int n_kv, char **kv, int argc, char **argv)
         return cli_fail(EXIT_USAGE, "--: ollama %s: kvplan reads `ollama run MODEL` (the server's "
                         "OLLAMA_* variables come from the environment)", argc > 1 ? argv[1] : "");
     } else {
-        return cli_fail(EXIT_USAGE, "--: %s: kvplan reads llama-server, llama-cli, vllm serve and ollama run "
-                        "command lines", argv[0]);
+        return cli_fail(EXIT_USAGE, "--: %s: kvplan reads llama-server, llama-cli, vllm serve "
+                        "and ollama run command lines", argv[0]);
     }
     push(&o, "mem");
     push(&o, NULL); /* the model, once found */

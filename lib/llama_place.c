@@ -1,0 +1,211 @@
+/* llama_place.c - which device holds which of a GGUF's weights in llama.cpp
+ * v0.5.0, and the bytes of each device's model buffer (reference
+ * llamacpp-memory-rules.md 1.2-1.4; src/llama-model.cpp load_tensors,
+ * src/llama-model-loader.cpp create_tensor, common/arg.cpp for the
+ * override order).  The KV cache's split by layer and the compute buffers
+ * build on the same layer-to-device map. */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguf.h"
+#include "kvp_int.h"
+
+#define MAX_DEVICES 8
+#define MAX_OVERRIDES 256
+#define CPU_ALIGNMENT 32
+#define CUDA_ALIGNMENT 128
+
+/* What --cpu-moe and --n-cpu-moe add (common/common.h LLM_FFN_EXPS_REGEX). */
+#define FFN_EXPS "\\.ffn_(up|down|gate|gate_up)_(ch|)exps"
+
+int kvp_offload_cpu_moe(int32_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = 0;
+    if (n < 0) {
+        int w = snprintf(buf, len, "%s=CPU", FFN_EXPS);
+        return w < 0 || (size_t)w >= len ? -1 : 0;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int w = snprintf(buf + used, len - used, "%sblk\\.%d%s=CPU", i ? "," : "", (int)i,
+                         FFN_EXPS);
+        if (w < 0 || (size_t)w >= len - used)
+            return -1;
+        used += (size_t)w;
+    }
+    return 0;
+}
+
+typedef struct override {
+    regex_t re;
+    int device;          /* -1: the host */
+} override;
+
+/* "REGEX=BUFT,..." into compiled patterns, in order.  A comma inside a
+ * pattern would be ambiguous, as it is in llama.cpp's own parser. */
+static int parse_overrides(const char *text, uint32_t n_devices, override *ov, size_t *n,
+                           kvp_error *err)
+{
+    *n = 0;
+    if (!text || !*text)
+        return 0;
+    char *copy = strdup(text), *save = NULL;
+    if (!copy)
+        return kvp_fail(err, KVP_EUSAGE, "out of memory");
+    int rc = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && rc == 0;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq = strrchr(item, '=');
+        unsigned d = 0;
+        if (!eq || eq == item || *n == MAX_OVERRIDES) {
+            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: want PATTERN=BUFFER_TYPE", item);
+            break;
+        }
+        *eq = 0;
+        const char *buft = eq + 1;
+        int device;
+        if (!strcmp(buft, "CPU"))
+            device = -1;
+        else if ((sscanf(buft, "GPU%u", &d) == 1 || sscanf(buft, "CUDA%u", &d) == 1) &&
+                 d < n_devices)
+            device = (int)d;
+        else {
+            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s=%s: unknown buffer type (CPU, or GPU0.."
+                          "GPU%u for the devices given)", item, buft,
+                          n_devices ? n_devices - 1 : 0);
+            break;
+        }
+        if (regcomp(&ov[*n].re, item, REG_EXTENDED | REG_NOSUB)) {
+            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: not a regular expression", item);
+            break;
+        }
+        ov[(*n)++].device = device;
+    }
+    free(copy);
+    if (rc)
+        for (size_t i = 0; i < *n; i++)
+            regfree(&ov[i].re);
+    return rc;
+}
+
+/* load_tensors' split points: cumulative shares normalised, in float. */
+static void split_points(const kvp_offload *o, float *splits)
+{
+    float sum = 0.0f;
+    int given = 0;
+    for (uint32_t i = 0; i < o->n_devices; i++)
+        given |= o->tensor_split[i] > 0.0f;
+    for (uint32_t i = 0; i < o->n_devices; i++) {
+        sum += given ? o->tensor_split[i] : 1.0f;
+        splits[i] = sum;
+    }
+    for (uint32_t i = 0; i < o->n_devices; i++)
+        splits[i] /= sum;
+}
+
+/* The device of layer il (n_all: the output layer): -1 the host. */
+static int layer_device(int32_t il, int32_t start, int32_t act, const float *splits,
+                        uint32_t n_devices)
+{
+    if (!n_devices || il < start || il - start >= act)
+        return -1;
+    float at = (float)(il - start) / (float)act;
+    uint32_t d = 0;
+    while (d < n_devices && !(splits[d] > at)) /* std::upper_bound */
+        d++;
+    return d < n_devices ? (int)d : (int)n_devices - 1;
+}
+
+/* A tensor's bytes in a buffer of device d (-1 host): padded to the
+ * alignment; CUDA adds a row's worth for quantized rows not a multiple of
+ * 512 (ggml_backend_cuda_buffer_type_get_alloc_size). */
+static int tensor_bytes(const kvp_tensor *t, int device, const kvp_offload *o, uint64_t *out)
+{
+    uint64_t size = t->nbytes, align = CPU_ALIGNMENT;
+    if (device >= 0) {
+        align = o->device_alignment ? o->device_alignment : CUDA_ALIGNMENT;
+        unsigned blk = kvp_ggml_type_block(t->type);
+        if (o->cuda_row_padding && blk > 1 && t->ne0 % 512) {
+            uint64_t pad_elems = 512 - t->ne0 % 512;
+            uint64_t row = pad_elems / blk * kvp_ggml_type_block_bytes(t->type);
+            if (kvp_add(size, row, &size))
+                return -1;
+        }
+    }
+    if (kvp_add(size, align - 1, &size))
+        return -1;
+    *out = size / align * align;
+    return 0;
+}
+
+static int add_to(kvp_weights_split *w, int device, uint64_t bytes)
+{
+    return kvp_add(device < 0 ? w->host : w->device[device], bytes,
+                   device < 0 ? &w->host : &w->device[device]);
+}
+
+int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weights_split *w,
+                            kvp_error *err)
+{
+    memset(w, 0, sizeof *w);
+    if (!m->tensors)
+        return kvp_fail(err, KVP_EINPUT, "%s: no tensor list (a config.json): weights per "
+                        "device need a GGUF", m->name);
+    if (o->n_devices > MAX_DEVICES)
+        return kvp_fail(err, KVP_EUSAGE, "%u devices: kvplan places weights on at most %d",
+                        o->n_devices, MAX_DEVICES);
+    kvp_offload opt = *o;
+    if (opt.cuda_row_padding < 0)
+        opt.cuda_row_padding = 1;
+    int32_t n_all = (int32_t)(m->n_layers + m->n_layer_nextn);
+    int32_t ngl = o->n_gpu_layers < 0 || o->n_gpu_layers > n_all + 1 ? n_all + 1 : o->n_gpu_layers;
+    w->n_devices = o->n_devices;
+    w->i_gpu_start = n_all + 1 - ngl > 0 ? n_all + 1 - ngl : 0;
+    w->act_gpu_layers = o->n_devices ? ngl : 0;
+    float splits[MAX_DEVICES];
+    split_points(o, splits);
+    override *ov = calloc(MAX_OVERRIDES, sizeof *ov);
+    size_t n_ov = 0;
+    if (!ov)
+        return kvp_fail(err, KVP_EUSAGE, "out of memory");
+    if (parse_overrides(o->overrides, o->n_devices, ov, &n_ov, err)) {
+        free(ov);
+        return -1;
+    }
+    int out_dev = layer_device(n_all, w->i_gpu_start, w->act_gpu_layers, splits, o->n_devices);
+    int rc = 0;
+    uint64_t embd_bytes = 0;
+    const kvp_tensor *embd = NULL;
+    for (size_t i = 0; i < m->n_tensors && rc == 0; i++) {
+        const kvp_tensor *t = &m->tensors[i];
+        int dev = t->layer == KVP_TENSOR_INPUT ? -1
+                  : t->layer == KVP_TENSOR_OUTPUT ? out_dev
+                  : layer_device(t->layer, w->i_gpu_start, w->act_gpu_layers, splits,
+                                 o->n_devices);
+        for (size_t k = 0; k < n_ov; k++)
+            if (regexec(&ov[k].re, t->name, 0, NULL, 0) == 0) {
+                dev = ov[k].device;
+                break;
+            }
+        uint64_t b;
+        if (!strcmp(t->name, "token_embd.weight"))
+            embd = t;
+        rc = tensor_bytes(t, dev, &opt, &b) || add_to(w, dev, b)
+                 ? kvp_fail(err, KVP_EINPUT, "%s: weight sizes overflow 64 bits", m->name) : 0;
+    }
+    /* no output.weight: the output layer reads token_embd; on another buffer
+     * type than the input's it gets a full copy (TENSOR_DUPLICATED), and
+     * always where the output is created first (tied_output 2) */
+    if (rc == 0 && m->tied_output && embd && (out_dev >= 0 || m->tied_output == 2)) {
+        w->tied_copy = 1;
+        rc = tensor_bytes(embd, out_dev, &opt, &embd_bytes) || add_to(w, out_dev, embd_bytes)
+                 ? kvp_fail(err, KVP_EINPUT, "%s: weight sizes overflow 64 bits", m->name) : 0;
+    }
+    for (size_t k = 0; k < n_ov; k++)
+        regfree(&ov[k].re);
+    free(ov);
+    return rc;
+}
