@@ -59,22 +59,36 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* refs/main first; otherwise the newest snapshot that has a config.json. */
-static int pick_snapshot(const char *repo, char *out, size_t n)
+/* The commit refs/<rev> names; "" when there is none, it cannot be read,
+ * or it holds a '/'. */
+static void read_ref(const char *repo, const char *rev, char commit[128])
 {
-    char p[4096], commit[128] = "";
-    if (path(p, sizeof p, "%s/refs/main", repo))
-        return -1;
+    char p[4096];
+    commit[0] = 0;
+    if (path(p, sizeof p, "%s/refs/%s", repo, rev))
+        return;
     FILE *f = fopen(p, "r");
     if (f) {
-        if (fscanf(f, "%127s", commit) != 1)
+        if (fscanf(f, "%127s", commit) != 1 || strchr(commit, '/'))
             commit[0] = 0;
         fclose(f);
     }
-    if (commit[0] && !strchr(commit, '/')) {
-        if (path(out, n, "%s/snapshots/%s/config.json", repo, commit) == 0 && is_file(out))
-            return 0;
-    }
+}
+
+/* snapshots/<commit>/config.json when it is a file. */
+static int snapshot_config(const char *repo, const char *commit, char *out, size_t n)
+{
+    return path(out, n, "%s/snapshots/%s/config.json", repo, commit) == 0 && is_file(out) ? 0
+                                                                                          : -1;
+}
+
+/* refs/main first; otherwise the newest snapshot that has a config.json. */
+static int pick_snapshot(const char *repo, char *out, size_t n)
+{
+    char p[4096], commit[128];
+    read_ref(repo, "main", commit);
+    if (commit[0] && snapshot_config(repo, commit, out, n) == 0)
+        return 0;
     if (path(p, sizeof p, "%s/snapshots", repo))
         return -1;
     DIR *d = opendir(p);
@@ -109,20 +123,15 @@ int kvp_hfcache_find(const char *repo_id, char *out, size_t n)
  * never another snapshot, which would be another model version. */
 static int pick_revision(const char *repo, const char *rev, char *out, size_t n)
 {
-    char p[4096], commit[128] = "";
-    if (strstr(rev, "..") || path(p, sizeof p, "%s/refs/%s", repo, rev))
+    char commit[128];
+    if (strstr(rev, ".."))
         return -1;
-    FILE *f = fopen(p, "r");
-    if (f) {
-        if (fscanf(f, "%127s", commit) != 1)
-            commit[0] = 0;
-        fclose(f);
-    }
-    if (!commit[0] || strchr(commit, '/'))
+    read_ref(repo, rev, commit);
+    if (!commit[0])
         snprintf(commit, sizeof commit, "%.127s", rev);
     if (strchr(commit, '/'))
         return -1;
-    return path(out, n, "%s/snapshots/%s/config.json", repo, commit) == 0 && is_file(out) ? 0 : -1;
+    return snapshot_config(repo, commit, out, n);
 }
 
 int kvp_hfcache_find_rev(const char *repo_id, const char *rev, char *out, size_t n)
