@@ -345,6 +345,22 @@ typedef struct kvp_llama_recurrent {
     uint64_t r_bytes, s_bytes, p_bytes, bytes;
 } kvp_llama_recurrent;
 
+/* The compute buffers llama.cpp reserves at context creation
+ * (llamacpp-memory-rules.md 3): the worst-case graph for min(n_ctx, n_ubatch)
+ * tokens with llama-server's output rows (one per slot), sized by ggml's
+ * graph allocator.  kvplan rebuilds that graph for the architectures it
+ * models and replays the allocator, so the CPU figure is exact where
+ * `exact` says so; device figures are computed from the same graph with the
+ * device's alignment and are never exact. */
+typedef struct kvp_compute {
+    int modelled;            /* 0: no graph for this architecture; sizes are 0 */
+    int exact;               /* host_bytes is the CPU backend's replayed figure */
+    uint64_t host_bytes;     /* "CPU" (or "CUDA_Host" beside a GPU) compute buffer */
+    uint32_t n_devices;
+    uint64_t device_bytes[8];
+    char how[240];           /* one line: how the figure was obtained */
+} kvp_compute;
+
 typedef struct kvp_llama_result {
     const char *version;     /* the rule set used */
     uint64_t n_ctx, n_ctx_seq;
@@ -361,6 +377,7 @@ typedef struct kvp_llama_result {
      * llama.cpp prints for the latter ("" when unknown). */
     uint64_t weights_bytes, output_bytes;
     char output_log[96];
+    kvp_compute compute;     /* CPU only; compute.modelled 0 where kvplan has no graph */
     size_t n_notes;
     char notes[6][240];      /* what llama.cpp would warn about, and kvplan's caveats */
     size_t n_log;
@@ -765,6 +782,13 @@ typedef struct kvp_weights_split {
  * model has no tensor list (a config.json). */
 int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weights_split *out,
                             kvp_error *err);
+
+/* ---- llama.cpp: compute buffers (lib/graph/) ----------------------------- */
+
+/* Compute buffers for a run kvp_llama() resolved (r: context, ubatch, slots,
+ * caches, flash attention).  o NULL or o->n_devices 0: CPU only. */
+int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_offload *o,
+                      kvp_compute *out, kvp_error *err);
 
 /* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
 

@@ -564,5 +564,7 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
     if (r->total_bytes > INT64_MAX)
         return kvp_fail(err, KVP_EINPUT, "%s: more than 2^63 bytes", m->name);
     format_log(r);
-    return around_cache(m, r, err);
+    if (around_cache(m, r, err))
+        return -1;
+    return kvp_llama_compute(m, r, NULL, &r->compute, err);
 }
