@@ -197,6 +197,13 @@ char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
                         r->output_bytes ? json_integer((json_int_t)r->output_bytes) : json_null());
     json_object_set_new(doc, "output_log",
                         r->output_log[0] ? json_string(r->output_log) : json_null());
+    /* the CPU compute buffer; null where kvplan has no graph for the
+     * architecture (compute.how says so) */
+    json_object_set_new(doc, "compute",
+                        json_pack("{s:o, s:b, s:s}", "host_bytes",
+                                  r->compute.modelled ? json_integer((json_int_t)r->compute.host_bytes)
+                                                      : json_null(),
+                                  "exact", r->compute.exact, "how", r->compute.how));
     json_object_set_new(doc, "log", log);
     json_object_set_new(doc, "notes", notes);
     return dump(doc);

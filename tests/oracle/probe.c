@@ -337,7 +337,10 @@ int main(int argc, char **argv)
     cp.n_ubatch = n_ubatch;
     cp.n_seq_max = n_seq;
     cp.n_rs_seq = 0;
-    cp.n_outputs_max = 0;
+    /* llama-server reserves one output row per slot (server_output_limits:
+     * min(n_batch, n_parallel) without speculative decoding), not the C API's
+     * whole batch; that decides the compute buffer's logits term. */
+    cp.n_outputs_max = n_seq < n_batch ? n_seq : n_batch;
     cp.n_outputs_max_per_seq = 1;
     cp.n_threads = 1;
     cp.n_threads_batch = 1;

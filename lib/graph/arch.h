@@ -1,0 +1,13 @@
+/* arch.h - the architectures whose reserved graph kvplan rebuilds, one
+ * builder per family of llama.cpp's src/models/ files.  To add one: a
+ * file arch_<family>.c with a `handles` and a `build`, and a row in
+ * compute.c's table. */
+#ifndef KVP_GRAPH_ARCH_H
+#define KVP_GRAPH_ARCH_H
+
+#include "llm.h"
+
+int arch_dense_handles(const char *arch);
+int arch_dense_build(llm *c);
+
+#endif
