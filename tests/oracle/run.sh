@@ -145,7 +145,7 @@ size_lines() { grep -E '^llama_(kv_cache|memory_recurrent): size = ' || true; }
 # and the buffers beside the cache a GGUF (the twin) lets kvplan size: the
 # output buffer line and the host model bytes of the metadata-only pass
 buffer_lines() {
-    grep -E '^(llama_(kv_cache|memory_recurrent): size = |llama_context: +CPU  output buffer size = |memory_breakdown: host model = )' || true
+    grep -E '^(llama_(kv_cache|memory_recurrent): size = |llama_context: +CPU  output buffer size = |memory_breakdown: host (model|compute) = )' || true
 }
 
 # ---- settings -> probe arguments (llama-server's mapping) -------------------
@@ -295,7 +295,24 @@ judge() {
 
 # the probe's lines to hold kvplan's run I against: with the buffers for a
 # GGUF source, the cache's size lines alone for a config
-probe_lines() { if [ "${srcs[$1]}" = "$gguf" ]; then echo "$t/l.full"; else echo "$t/l"; fi; }
+# (the compute buffer only where kvplan rebuilds the architecture's graph;
+# compute_stats counts the others)
+probe_lines() {
+    if [ "${srcs[$1]}" != "$gguf" ]; then echo "$t/l"
+    elif grep -q '^memory_breakdown: host compute' "$t/k$1.lines"; then echo "$t/l.full"
+    else echo "$t/l.nocompute"; fi
+}
+
+# compute_stats I: one line for the summary, "arch probe_bytes kvplan_bytes"
+# (kvplan "-" where it has no graph for the architecture)
+compute_stats() {
+    local p k
+    [ "${srcs[$1]}" = "$gguf" ] && [ "$prc" = 0 ] || return 0
+    p=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/l.full")
+    [ -n "$p" ] || return 0
+    k=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/k$1.lines")
+    echo "$arch $p ${k:--}" >>"$t/cstats"
+}
 
 # explain I...: what differs, llama.cpp's line above kvplan's
 explain() {
@@ -394,7 +411,8 @@ run_model() {
             # llama.cpp's order)
             jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
                    (.output_log // empty), .log[],
-                   (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end)' \
+                   (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end),
+                   (if .weights_bytes and .compute.host_bytes then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)' \
                 "$t/k$i.json" >"$t/k$i.jq" 2>/dev/null
             head -1 "$t/k$i.jq" >"$t/k$i.facts"
             tail -n +2 "$t/k$i.jq" | buffer_lines >"$t/k$i.lines"
@@ -415,6 +433,7 @@ run_model() {
         prc=$?
         size_lines <"$t/p.out" >"$t/l"
         buffer_lines <"$t/p.out" >"$t/l.full"
+        grep -v '^memory_breakdown: host compute' "$t/l.full" >"$t/l.nocompute"
         pfacts=$(ctx_facts "$t/p.out")
         aborted=""
         case $prc in
@@ -444,6 +463,7 @@ run_model() {
         bad=()
         for i in "${!srcs[@]}"; do
             judge "$i" || bad+=("$i")
+            compute_stats "$i"
         done
         if [ ${#bad[@]} = 0 ]; then
             pass=$((pass + 1))
@@ -484,6 +504,16 @@ for ((i = 0; i < n; i++)); do
     pass=$((pass + a)) fail=$((fail + b)) skip=$((skip + c))
 done
 
+# the CPU compute buffer, per architecture: exact where kvplan rebuilds the
+# graph (a miss is a failure above), not modelled elsewhere
+cat "$tmp"/m*/cstats 2>/dev/null | awk '
+    { n[$1]++; if ($3 == "-") un[$1]++; else if ($2 == $3) ex[$1]++; else { d = ($3 - $2) / $2; if (d < 0) d = -d; if (d > worst[$1]) worst[$1] = d } }
+    END {
+        for (a in n) { tot += n[a]; if (a in un) { ut += un[a]; ua++ } else { ma++ }; et += ex[a] }
+        if (!tot) exit
+        printf "compute buffers: %d of %d settings exact (%d architectures rebuilt); %d settings on %d architectures not modelled\n", et, tot, ma, ut, ua
+        if (verbose) for (a in n) printf "    %-16s %4d settings, %4d exact%s\n", a, n[a], ex[a] + 0, (a in un) ? ", not modelled" : ""
+    }' verbose="$verbose"
 [ $skip = 0 ] || echo "($skip cases skipped: they would allocate more than ORACLE_MAX_ALLOC = $MAX_ALLOC bytes)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
