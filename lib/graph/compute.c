@@ -7,6 +7,7 @@
  * architecture's builder (arch_*.c) rebuild the graph, and replays the
  * allocator (galloc.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kvp_int.h"
@@ -105,6 +106,10 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     int rc = b->build(&c);
     if (rc == 0)
         rc = gg_alloc_size(c.g, CPU_ALIGNMENT, &size);
+    /* KVPLAN_GRAPH_DEBUG=1: the rebuilt graph on stderr, for builders */
+    const char *dbg = getenv("KVPLAN_GRAPH_DEBUG");
+    if (rc == 0 && dbg && *dbg == '1')
+        gg_dump(c.g, stderr);
     gg_free(c.g);
     if (rc)
         return kvp_fail(err, KVP_EINPUT, "%s: the compute graph could not be replayed", m->name);

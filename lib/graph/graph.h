@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ggml type ids (ggml.h) for the tensors a graph creates */
 enum { GG_F32 = 0, GG_F16 = 1, GG_I32 = 26, GG_I64 = 27 };
@@ -126,5 +127,7 @@ void gg_expand(gg_ctx *g, gg_tensor *t);
 /* ggml_gallocr's reservation for the graph on one backend: the buffer's
  * size, its peak including the holes fragmentation leaves. */
 int gg_alloc_size(gg_ctx *g, uint64_t alignment, uint64_t *size);
+/* the graph as the allocator sees it, one line per tensor (debugging) */
+void gg_dump(gg_ctx *g, FILE *f);
 
 #endif

@@ -3,6 +3,7 @@
  * view source and offset, sources in the same slots), because the graph
  * allocator's decisions depend on exactly those.  Shapes follow ggml.c of
  * llama.cpp v0.5.0. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -503,4 +504,40 @@ size_t gg_graph_nodes(gg_ctx *g, gg_tensor ***nodes, gg_tensor ***leafs, size_t 
     *leafs = g->leafs;
     *n_leafs = g->n_leafs;
     return g->n_nodes;
+}
+
+static const char *op_name(gg_op op)
+{
+    static const char *names[] = {
+        "NONE", "VIEW", "RESHAPE", "PERMUTE", "TRANSPOSE", "SET_ROWS", "CPY",
+        "ADD", "MUL", "SCALE", "RMS_NORM", "ROPE", "SOFT_MAX", "UNARY", "CLAMP", "SQR",
+        "SUB", "DIV", "SQRT", "LOG", "FILL", "ADD_ID", "GET_ROWS", "MUL_MAT", "MUL_MAT_ID",
+        "NORM", "CONT", "GLU", "FLASH_ATTN", "PAD", "CONCAT", "CAST", "ARGSORT", "SUM_ROWS",
+        "REPEAT", "SSM_CONV", "SSM_SCAN", "GATED_DELTA", "GROUP_NORM", "TOP_K", "L2_NORM",
+        "OTHER"};
+    return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+/* The graph's leafs that take memory, then every node, one line each, in
+ * the order the allocator visits them; compare with the real graph's
+ * (GGML_SCHED_DEBUG=2 on the oracle's probe prints it) to find where a
+ * builder departs from llama.cpp.  Views print with their root's index. */
+void gg_dump(gg_ctx *g, FILE *f)
+{
+    for (size_t i = 0; i < g->n_leafs; i++) {
+        gg_tensor *t = g->leafs[i];
+        if (!(t->flags & GG_FLAG_EXTERNAL))
+            fprintf(f, "leaf %4zu %-10s %-18s [%lld %lld %lld %lld] %llu\n", i, op_name(t->op),
+                    t->name ? t->name : "", (long long)t->ne[0], (long long)t->ne[1],
+                    (long long)t->ne[2], (long long)t->ne[3], (unsigned long long)gg_nbytes(t));
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        gg_tensor *t = g->nodes[i];
+        if (t->view_src)
+            continue;
+        fprintf(f, "node %4zu %-10s %-18s [%lld %lld %lld %lld] %llu%s\n", i, op_name(t->op),
+                t->name ? t->name : "", (long long)t->ne[0], (long long)t->ne[1],
+                (long long)t->ne[2], (long long)t->ne[3], (unsigned long long)gg_nbytes(t),
+                t->flags & GG_FLAG_OUTPUT ? " output" : "");
+    }
 }
