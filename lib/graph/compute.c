@@ -13,6 +13,7 @@
 #include "../kvp_int.h"
 #include "../twin.h"
 #include "arch.h"
+#include "estimate.h"
 
 enum { CPU_ALIGNMENT = 32 };   /* TENSOR_ALIGNMENT, the CPU buffer type's */
 
@@ -84,6 +85,24 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
     }
 }
 
+/* no graph for this architecture: the closed formula, labelled */
+static int estimate(const kvp_model *m, const kvp_llama_result *r, const char *arch,
+                    kvp_compute *out)
+{
+    llm c;
+    memset(&c, 0, sizeof c);
+    setup(&c, m, r);
+    est_shape s = {(uint64_t)c.n_tokens, (uint64_t)c.n_outputs, c.fa, c.v_trans};
+    out->modelled = 1;
+    out->exact = 0;
+    out->host_bytes = est_compute(m, r, &s);
+    snprintf(out->how, sizeof out->how,
+             "estimate: kvplan does not rebuild llama.cpp's %s graph; inputs plus the largest "
+             "of the output, FFN and attention stages (see the README for its measured error)",
+             arch);
+    return 0;
+}
+
 int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_offload *o,
                       kvp_compute *out, kvp_error *err)
 {
@@ -91,11 +110,12 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     memset(out, 0, sizeof *out);
     const char *arch = llama_arch(m);
     const arch_builder *b = find_builder(arch);
-    if (!b || !m->n_vocab || !m->hidden_size || !m->n_layers) {
-        snprintf(out->how, sizeof out->how,
-                 "not modelled: kvplan does not rebuild llama.cpp's %s graph yet", arch);
+    if (!m->n_vocab || !m->hidden_size || !m->n_layers) {
+        snprintf(out->how, sizeof out->how, "not modelled: the model's dimensions are unknown");
         return 0;
     }
+    if (!b)
+        return estimate(m, r, arch, out);
     llm c;
     memset(&c, 0, sizeof c);
     c.g = gg_new();

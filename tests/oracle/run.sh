@@ -303,15 +303,16 @@ probe_lines() {
     else echo "$t/l.nocompute"; fi
 }
 
-# compute_stats I: one line for the summary, "arch probe_bytes kvplan_bytes"
-# (kvplan "-" where it has no graph for the architecture)
+# compute_stats I: one line for the summary, "arch probe_bytes kvplan_bytes
+# exact|estimate" (kvplan "-" where it has no figure at all)
 compute_stats() {
-    local p k
+    local p k how=exact
     [ "${srcs[$1]}" = "$gguf" ] && [ "$prc" = 0 ] || return 0
     p=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/l.full")
     [ -n "$p" ] || return 0
     k=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/k$1.lines")
-    echo "$arch $p ${k:--}" >>"$t/cstats"
+    [ -n "$k" ] || { k=$(cat "$t/k$1.est"); how=estimate; }
+    echo "$arch $p ${k:--} $how" >>"$t/cstats"
 }
 
 # explain I...: what differs, llama.cpp's line above kvplan's
@@ -412,9 +413,11 @@ run_model() {
             jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
                    (.output_log // empty), .log[],
                    (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end),
-                   (if .weights_bytes and .compute.host_bytes then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)' \
+                   (if .weights_bytes and .compute.exact then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)' \
                 "$t/k$i.json" >"$t/k$i.jq" 2>/dev/null
             head -1 "$t/k$i.jq" >"$t/k$i.facts"
+            jq -r 'if .compute.exact == false then .compute.host_bytes // empty else empty end' \
+                "$t/k$i.json" >"$t/k$i.est" 2>/dev/null
             tail -n +2 "$t/k$i.jq" | buffer_lines >"$t/k$i.lines"
         done
         # what the probe would really allocate: the recurrent state (llama.cpp
@@ -506,14 +509,27 @@ done
 
 # the CPU compute buffer, per architecture: exact where kvplan rebuilds the
 # graph (a miss is a failure above), not modelled elsewhere
+# (ORACLE_COMPUTE_TABLE=FILE also writes the per-architecture table there,
+# the README's source)
 cat "$tmp"/m*/cstats 2>/dev/null | awk '
-    { n[$1]++; if ($3 == "-") un[$1]++; else if ($2 == $3) ex[$1]++; else { d = ($3 - $2) / $2; if (d < 0) d = -d; if (d > worst[$1]) worst[$1] = d } }
+    { n[$1]++
+      if ($3 == "-") un[$1]++
+      else if ($4 == "estimate") { es[$1]++; d = ($3 - $2) / $2; if (d < 0) d = -d; if (d > worst[$1]) worst[$1] = d; if (d > worst_all) worst_all = d }
+      else if ($2 == $3) ex[$1]++ }
     END {
-        for (a in n) { tot += n[a]; if (a in un) { ut += un[a]; ua++ } else { ma++ }; et += ex[a] }
+        for (a in n) {
+            kind[a] = (a in es) ? "estimate" : (a in un) ? "none" : "exact"
+            tot += n[a]; et += ex[a]; st += es[a]; ut += un[a]
+            if (kind[a] == "estimate") ea++; else if (kind[a] == "exact") ma++
+        }
         if (!tot) exit
-        printf "compute buffers: %d of %d settings exact (%d architectures rebuilt); %d settings on %d architectures not modelled\n", et, tot, ma, ut, ua
-        if (verbose) for (a in n) printf "    %-16s %4d settings, %4d exact%s\n", a, n[a], ex[a] + 0, (a in un) ? ", not modelled" : ""
-    }' verbose="$verbose"
+        printf "compute buffers: %d of %d settings exact (%d architectures rebuilt); %d settings on %d architectures estimated, worst error %.1f%%\n", et, tot, ma, st, ea, 100 * worst_all
+        for (a in n) {
+            line = sprintf("%-20s %5d %5d %s", a, n[a], ex[a] + 0, kind[a] == "estimate" ? sprintf("estimate, worst %.1f%%", 100 * worst[a]) : kind[a] == "none" ? "not modelled" : "exact")
+            if (verbose) print "    " line
+            if (table != "") print line >table
+        }
+    }' verbose="$verbose" table="${ORACLE_COMPUTE_TABLE:-}"
 [ $skip = 0 ] || echo "($skip cases skipped: they would allocate more than ORACLE_MAX_ALLOC = $MAX_ALLOC bytes)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
