@@ -322,6 +322,9 @@ typedef struct kvp_llama_params {
     int swa_full;            /* --swa-full */
     int kv_unified;          /* --kv-unified 1, --no-kv-unified 0, -1 default */
     uint32_t n_rs_seq;       /* recurrent rollback snapshots (speculative MTP), 0 */
+    uint32_t n_outputs_max;  /* output rows the compute graph reserves: 0, llama-server's
+                                one per slot; else the C API's n_outputs_max (its default,
+                                n_batch, is what llama-bench and the completion tools get) */
     int swa_any_arch;        /* what-if: honour every layer's window as an architecture
                                 with sliding-window attention does, whatever the model's
                                 own llama.cpp architecture (kvplan techniques) */
@@ -365,6 +368,7 @@ typedef struct kvp_llama_result {
     const char *version;     /* the rule set used */
     uint64_t n_ctx, n_ctx_seq;
     uint32_t n_seq, n_stream, n_batch, n_ubatch;
+    uint32_t n_outputs_max;  /* the output rows the compute graph may hold */
     int unified, flash_attn_on, v_trans, swa_full;
     size_t n_caches;
     kvp_llama_cache caches[4];   /* kv, kv_swa, kv_idx (in llama.cpp's order) */

@@ -564,6 +564,11 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
     if (r->total_bytes > INT64_MAX)
         return kvp_fail(err, KVP_EINPUT, "%s: more than 2^63 bytes", m->name);
     format_log(r);
+    /* server_output_limits: min(n_batch, n_parallel) rows without speculative
+     * decoding; the C API's value as given */
+    r->n_outputs_max = p->n_outputs_max ? p->n_outputs_max
+                                        : (r->n_seq < p->n_batch || !p->n_batch ? r->n_seq
+                                                                                 : p->n_batch);
     if (around_cache(m, r, err))
         return -1;
     return kvp_llama_compute(m, r, NULL, &r->compute, err);

@@ -16,6 +16,8 @@
 #include "estimate.h"
 
 enum { CPU_ALIGNMENT = 32 };   /* TENSOR_ALIGNMENT, the CPU buffer type's */
+enum { GPU_ALIGNMENT = 128 };  /* CUDA's buffer alignment */
+enum { OP_OFFLOAD_MIN_BATCH = 32 };
 
 typedef struct arch_builder {
     int (*handles)(const char *arch);
@@ -58,7 +60,7 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
 {
     uint64_t n_tokens = r->n_ctx < r->n_ubatch ? r->n_ctx : r->n_ubatch;
     uint64_t n_seqs = r->n_seq ? r->n_seq : 1;
-    uint64_t n_out = n_seqs < r->n_batch ? n_seqs : r->n_batch;
+    uint64_t n_out = r->n_outputs_max ? r->n_outputs_max : n_seqs;
     if (n_out > n_tokens)
         n_out = n_tokens;
     if (n_tokens % n_seqs)
@@ -103,6 +105,66 @@ static int estimate(const kvp_model *m, const kvp_llama_result *r, const char *a
     return 0;
 }
 
+/* The largest weight a host layer holds: with op_offload, a split that
+ * runs a host weight's op on the device copies the weight into the device
+ * compute buffer (llamacpp-memory-rules.md 3.4). */
+static uint64_t largest_host_weight(const kvp_model *m, int32_t i_gpu_start)
+{
+    uint64_t big = 0;
+    for (size_t i = 0; i < m->n_tensors; i++) {
+        const kvp_tensor *t = &m->tensors[i];
+        if (t->layer >= 0 && t->layer < i_gpu_start && t->nbytes > big)
+            big = t->nbytes;
+    }
+    return big;
+}
+
+/* Devices, computed from the CPU-verified graph (never exact): the host
+ * buffer keeps the inputs, the unused embeddings input and the token rows;
+ * each device holding layers replays the rest at its alignment, plus, at
+ * partial offload, the largest host weight a split copies in; a host that
+ * keeps layers needs their peak too, bounded by the CPU-only figure. */
+static int split_devices(const kvp_model *m, llm *c, const kvp_offload *o, uint64_t cpu_bytes,
+                         kvp_compute *out, kvp_error *err)
+{
+    kvp_weights_split w;
+    if (m->n_tensors) {
+        if (kvp_llama_weights_split(m, o, &w, err))
+            return -1;
+    } else {
+        memset(&w, 0, sizeof w);
+        int32_t n_all = (int32_t)m->n_layers;
+        int32_t ngl = o->n_gpu_layers < 0 || o->n_gpu_layers > n_all + 1 ? n_all + 1
+                                                                         : o->n_gpu_layers;
+        w.i_gpu_start = n_all + 1 - ngl;
+        w.act_gpu_layers = ngl;
+        for (uint32_t d = 0; d < o->n_devices; d++)
+            w.device[d] = ngl > 0;
+    }
+    uint64_t host = 0;
+    gg_tensor *keep[2] = {c->inp_embd, c->tok_rows};
+    for (int i = 0; i < 2; i++)
+        if (keep[i]) {
+            host += (gg_nbytes(keep[i]) + CPU_ALIGNMENT - 1) / CPU_ALIGNMENT * CPU_ALIGNMENT;
+            keep[i]->flags |= GG_FLAG_EXTERNAL;
+        }
+    host += gg_input_bytes(c->g, CPU_ALIGNMENT);
+    uint64_t dev = 0;
+    if (gg_alloc_size(c->g, GPU_ALIGNMENT, &dev))
+        return kvp_fail(err, KVP_EINPUT, "%s: the compute graph could not be replayed", m->name);
+    int partial = w.i_gpu_start > 0 && w.act_gpu_layers > 0;
+    if (partial && c->n_tokens >= OP_OFFLOAD_MIN_BATCH)
+        dev += largest_host_weight(m, w.i_gpu_start);
+    if (w.act_gpu_layers == 0 || w.i_gpu_start > 0)
+        host = host > cpu_bytes ? host : cpu_bytes;
+    out->host_bytes = host;
+    out->n_devices = o->n_devices;
+    for (uint32_t d = 0; d < o->n_devices && d < 8; d++)
+        out->device_bytes[d] = w.act_gpu_layers > 0 && w.device[d] ? dev : 0;
+    out->exact = 0;
+    return 0;
+}
+
 int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_offload *o,
                       kvp_compute *out, kvp_error *err)
 {
@@ -126,6 +188,11 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     int rc = b->build(&c);
     if (rc == 0)
         rc = gg_alloc_size(c.g, CPU_ALIGNMENT, &size);
+    out->host_bytes = size;
+    if (rc == 0 && o && o->n_devices && split_devices(m, &c, o, size, out, err)) {
+        gg_free(c.g);
+        return -1;
+    }
     /* KVPLAN_GRAPH_DEBUG=1: the rebuilt graph on stderr, for builders */
     const char *dbg = getenv("KVPLAN_GRAPH_DEBUG");
     if (rc == 0 && dbg && *dbg == '1')
@@ -134,10 +201,16 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     if (rc)
         return kvp_fail(err, KVP_EINPUT, "%s: the compute graph could not be replayed", m->name);
     out->modelled = 1;
-    out->exact = 1;
-    out->host_bytes = size;
-    snprintf(out->how, sizeof out->how,
-             "llama.cpp's %s graph for %lld tokens and %lld output rows, ggml's allocator "
-             "replayed", arch, (long long)c.n_tokens, (long long)c.n_outputs);
+    if (o && o->n_devices)
+        snprintf(out->how, sizeof out->how,
+                 "computed from llama.cpp's %s graph (%lld tokens, %lld output rows) split "
+                 "between host and devices; exact only on a CPU-only run", arch,
+                 (long long)c.n_tokens, (long long)c.n_outputs);
+    else {
+        out->exact = 1;
+        snprintf(out->how, sizeof out->how,
+                 "llama.cpp's %s graph for %lld tokens and %lld output rows, ggml's allocator "
+                 "replayed", arch, (long long)c.n_tokens, (long long)c.n_outputs);
+    }
     return 0;
 }

@@ -127,6 +127,8 @@ void gg_expand(gg_ctx *g, gg_tensor *t);
 /* ggml_gallocr's reservation for the graph on one backend: the buffer's
  * size, its peak including the holes fragmentation leaves. */
 int gg_alloc_size(gg_ctx *g, uint64_t alignment, uint64_t *size);
+/* the bytes of the graph's inputs, each padded to alignment */
+uint64_t gg_input_bytes(gg_ctx *g, uint64_t alignment);
 /* the graph as the allocator sees it, one line per tensor (debugging) */
 void gg_dump(gg_ctx *g, FILE *f);
 

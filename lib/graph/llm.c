@@ -52,6 +52,8 @@ gg_tensor *llm_inp_embd(llm *c, int64_t n_embd_inp, int scaled)
     gg_tensor *embd = gg_input(gg_new_2d(c->g, GG_F32, n_embd_inp, c->n_tokens), "inp_embd");
     gg_tensor *tok_embd = llm_weight(c, c->n_embd, c->n_vocab);
     gg_tensor *cur = gg_get_rows(c->g, tok_embd, tokens);
+    c->inp_embd = embd;
+    c->tok_rows = cur;
     if (n_embd_inp != c->n_embd)
         cur = gg_pad(c->g, cur, (int)(n_embd_inp - c->n_embd), 0, 0, 0);
     gg_expand(c->g, cur);

@@ -28,6 +28,9 @@ typedef struct llm {
     int fa, v_trans;
     llm_cache kv, swa;       /* swa used by iSWA architectures */
     gg_tensor *inp_pos, *inp_out_ids;
+    /* what stays on the host when layers are offloaded: the unused
+     * embeddings input and the token rows (get_rows never leaves the CPU) */
+    gg_tensor *inp_embd, *tok_rows;
 } llm;
 
 /* a weight: memory in the model buffer, never the compute buffer */

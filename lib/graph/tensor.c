@@ -541,3 +541,16 @@ void gg_dump(gg_ctx *g, FILE *f)
                 t->flags & GG_FLAG_OUTPUT ? " output" : "");
     }
 }
+
+/* the inputs (ggml_set_input) the graph reads, each padded: what a backend
+ * holding only the inputs allocates for them */
+uint64_t gg_input_bytes(gg_ctx *g, uint64_t alignment)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < g->n_leafs; i++) {
+        gg_tensor *t = g->leafs[i];
+        if ((t->flags & GG_FLAG_INPUT) && !(t->flags & GG_FLAG_EXTERNAL))
+            sum += (gg_nbytes(t) + alignment - 1) / alignment * alignment;
+    }
+    return sum;
+}
