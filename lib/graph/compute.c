@@ -89,7 +89,7 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
 
 /* no graph for this architecture: the closed formula, labelled */
 static int estimate(const kvp_model *m, const kvp_llama_result *r, const char *arch,
-                    kvp_compute *out)
+                    const kvp_offload *o, kvp_compute *out)
 {
     llm c;
     memset(&c, 0, sizeof c);
@@ -98,6 +98,12 @@ static int estimate(const kvp_model *m, const kvp_llama_result *r, const char *a
     out->modelled = 1;
     out->exact = 0;
     out->host_bytes = est_compute(m, r, &s);
+    /* with devices, each one that runs layers gets the same allowance */
+    if (o && o->n_devices) {
+        out->n_devices = o->n_devices > 8 ? 8 : o->n_devices;
+        for (uint32_t d = 0; d < out->n_devices; d++)
+            out->device_bytes[d] = o->n_gpu_layers != 0 ? out->host_bytes : 0;
+    }
     snprintf(out->how, sizeof out->how,
              "estimate: kvplan does not rebuild llama.cpp's %s graph; inputs plus the largest "
              "of the output, FFN and attention stages (see the README for its measured error)",
@@ -177,7 +183,7 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
         return 0;
     }
     if (!b)
-        return estimate(m, r, arch, out);
+        return estimate(m, r, arch, o, out);
     llm c;
     memset(&c, 0, sizeof c);
     c.g = gg_new();
