@@ -794,6 +794,59 @@ int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weight
 int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_offload *o,
                       kvp_compute *out, kvp_error *err);
 
+/* ---- llama.cpp's --fit, replayed (llamacpp-memory-rules.md 5) ------------- */
+
+enum { KVP_FITP_MAX_DEV = 8 };
+enum { KVP_FITP_OK = 0, KVP_FITP_FAILED = 1 };
+
+/* One configuration the fit measures: what llama.cpp's probe would load. */
+typedef struct kvp_fitp_config {
+    uint64_t n_ctx;
+    int32_t n_gpu_layers;        /* -1: all */
+    uint32_t n_devices;
+    float tensor_split[KVP_FITP_MAX_DEV];  /* all 0: llama.cpp's own split */
+    char overrides[4096];        /* "REGEX=CPU|GPUn,..." as -ot takes them */
+} kvp_fitp_config;
+
+/* The measurement: each device's model + context + compute bytes (the
+ * memory breakdown of a metadata-only load), the host's in used[n_devices]. */
+typedef int (*kvp_fitp_measure_fn)(void *ud, const kvp_fitp_config *c,
+                                   uint64_t used[KVP_FITP_MAX_DEV + 1], kvp_error *err);
+
+typedef struct kvp_fitp_input {
+    uint32_t n_devices;          /* 0: CPU only (the host's total is compared) */
+    uint64_t free[KVP_FITP_MAX_DEV];    /* each device's free memory */
+    uint64_t margin[KVP_FITP_MAX_DEV];  /* --fit-target; 0: 1024 MiB */
+    uint64_t model_bytes[KVP_FITP_MAX_DEV]; /* weights per device at the initial settings */
+    uint64_t host_total;         /* CPU only: the host's total memory */
+    uint64_t n_ctx;              /* -c; used when not automatic */
+    int n_ctx_auto;              /* -c 0 / unset: the fit may choose it */
+    uint32_t n_ctx_min;          /* --fit-ctx, default 4096; UINT32_MAX: full */
+    uint32_t n_seq_max;
+    int kv_unified;
+    uint32_t n_layer;            /* repeating layers */
+    uint32_t n_ctx_train, n_expert;
+    int32_t n_gpu_layers;        /* -1 unless the user set it */
+    int user_ngl, user_tensor_split, user_overrides;  /* set by the user: the fit gives up */
+} kvp_fitp_input;
+
+typedef struct kvp_fitp_result {
+    int status;                  /* KVP_FITP_OK or KVP_FITP_FAILED (a warning; the run goes on
+                                    with the settings as they were) */
+    char message[240];           /* llama.cpp's warning when it fails */
+    uint64_t n_ctx;              /* the context chosen */
+    kvp_fitp_config config;      /* -c, -ngl, -ts, -ot as the fit leaves them */
+    uint32_t layers[KVP_FITP_MAX_DEV], partial[KVP_FITP_MAX_DEV];
+    uint64_t used[KVP_FITP_MAX_DEV];  /* the last measurement per device */
+    uint32_t n_probes;           /* measurements made (llama.cpp loads the model each time) */
+    size_t n_log;
+    char log[48][200];           /* the trace lines (-lv 4), without the function prefix */
+} kvp_fitp_result;
+
+/* common_params_fit_impl's decisions from the caller's measurements. */
+int kvp_llama_fit_params(const kvp_fitp_input *in, kvp_fitp_measure_fn measure, void *ud,
+                         kvp_fitp_result *out, kvp_error *err);
+
 /* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
 
 /* Since v0.30 Ollama runs every GGUF model in upstream llama-server, so its
