@@ -390,6 +390,21 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *o
 /* The rule sets kvplan knows, newest last, as "name (what it matches)". */
 const char *kvp_llama_versions(void);
 
+/* ---- the GPU table ----------------------------------------------------------- */
+
+/* One card of kvplan's built-in table (lib/gpus.c), for vLLM's budget and
+ * llama.cpp's per-device plan. */
+typedef struct kvp_gpu {
+    const char *name;        /* "RTX-4090" */
+    uint64_t memory_mib;     /* total memory as nvidia-smi reports it (memory.total) */
+    int sm;                  /* compute capability x 10 (89 = 8.9) */
+} kvp_gpu;
+/* By name or alias ("RTX-4090", "4090", "h100"), ignoring case; NULL when
+ * the table has no such card. */
+const kvp_gpu *kvp_gpu_find(const char *name);
+/* "A100-80GB (81920 MiB), A100-40GB (40960 MiB), ...", for messages. */
+const char *kvp_gpu_list(void);
+
 /* ---- vLLM runtime (v1 engine) -------------------------------------------- */
 
 typedef struct kvp_vllm_params {
@@ -471,7 +486,7 @@ int kvp_vllm_kv_cache_dtype_check(const char *name, kvp_error *err);
  * vLLM protects left in the model dtype.  Fails where vLLM would refuse. */
 int kvp_vllm_turboquant(const kvp_model *m, const char *preset, kvp_model **out,
                         kvp_error *err);
-/* The built-in GPU table: "A100-80GB 80 GiB, H100 ...". */
+/* The built-in GPU table: "A100-80GB (81920 MiB), H100 ..." (kvp_gpu_list). */
 const char *kvp_vllm_gpus(void);
 /* Weights of the model in its dtype on one GPU (tp, pp), from the config. */
 uint64_t kvp_model_param_count(const kvp_model *m);
