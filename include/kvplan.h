@@ -130,6 +130,9 @@ typedef struct kvp_tensor {
     uint64_t nbytes;         /* ggml_nbytes */
     int32_t layer;           /* its block, or KVP_TENSOR_INPUT / KVP_TENSOR_OUTPUT, as
                               * llama.cpp's tensor table flags it */
+    uint32_t shard;          /* the file of a split GGUF that holds it (0 = the first) */
+    uint64_t offset;         /* its data's offset in that file's data section (with
+                              * mmap, llama.cpp maps the range its host tensors span) */
 } kvp_tensor;
 
 typedef struct kvp_model {
@@ -781,12 +784,20 @@ typedef struct kvp_offload {
                                  * name; BUFT "CPU" or a device "GPU0".."GPU7"); NULL none */
     uint32_t device_alignment;  /* 0: 128 (CUDA) */
     int cuda_row_padding;       /* CUDA's extra row for quantized ne0 % 512 != 0; -1: on */
+    int use_mmap;               /* 1: host weights are a mapping of the file (llama.cpp's
+                                 * default load mode): per file, the range its host tensors
+                                 * span; 0: allocated, each padded to 32 (--no-mmap,
+                                 * --load-mode none, and --fit's metadata-only pass) */
 } kvp_offload;
 /* --cpu-moe (n < 0) or --n-cpu-moe n as override text for kvp_offload. */
 int kvp_offload_cpu_moe(int32_t n, char *buf, size_t len);
 
+#define KVP_MAX_SHARD_MAPS 64
 typedef struct kvp_weights_split {
-    uint64_t host;              /* CPU buffers: every host tensor padded to 32 */
+    uint64_t host;              /* host buffers: every host tensor padded to 32, or with
+                                 * use_mmap the mapped ranges, host_map[] summed */
+    uint32_t n_host_maps;       /* use_mmap: files with a mapping ("CPU_Mapped" buffers) */
+    uint64_t host_map[KVP_MAX_SHARD_MAPS]; /* bytes mapped per file (0: none in it) */
     uint32_t n_devices;
     uint64_t device[8];         /* each device's buffer */
     int32_t i_gpu_start;        /* first offloaded layer (n_layer_all + 1: none) */

@@ -11,6 +11,7 @@
 
 #include "gguf.h"
 #include "kvp_int.h"
+#include "llama_int.h"
 
 #define MAX_DEVICES 8
 #define MAX_OVERRIDES 256
@@ -44,6 +45,41 @@ typedef struct override {
     int device;          /* -1: the host */
 } override;
 
+/* llama.cpp searches with std::regex (ECMAScript); kvplan with POSIX
+ * extended expressions, which share the syntax -ot patterns use except the
+ * digit class: \d and \D become [0-9] and [^0-9] (0-9 inside brackets).
+ * glibc already reads \w, \s and their negations.  Fails when out is too
+ * small. */
+static int ecma_to_posix(const char *in, char *out, size_t n)
+{
+    size_t o = 0;
+    int in_bracket = 0;
+    for (const char *p = in; *p; p++) {
+        const char *add = NULL;
+        char one[3] = {p[0], 0, 0};
+        if (p[0] == '\\' && (p[1] == 'd' || p[1] == 'D')) {
+            add = in_bracket ? "0-9" : p[1] == 'd' ? "[0-9]" : "[^0-9]";
+            p++;
+        } else if (p[0] == '\\' && p[1]) {
+            one[1] = *++p;
+            add = one;
+        } else {
+            if (p[0] == '[' && !in_bracket)
+                in_bracket = 1;
+            else if (p[0] == ']' && in_bracket && p[-1] != '[' && !(p[-1] == '^' && p[-2] == '['))
+                in_bracket = 0;
+            add = one;
+        }
+        size_t len = strlen(add);
+        if (o + len >= n)
+            return -1;
+        memcpy(out + o, add, len);
+        o += len;
+    }
+    out[o] = 0;
+    return 0;
+}
+
 /* "REGEX=BUFT,..." into compiled patterns, in order.  A comma inside a
  * pattern would be ambiguous, as it is in llama.cpp's own parser. */
 static int parse_overrides(const char *text, uint32_t n_devices, override *ov, size_t *n,
@@ -58,7 +94,7 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
     int rc = 0;
     for (char *item = strtok_r(copy, ",", &save); item && rc == 0;
          item = strtok_r(NULL, ",", &save)) {
-        char *eq = strrchr(item, '=');
+        char *eq = strchr(item, '='), pattern[1024]; /* llama.cpp: the first '=' */
         unsigned d = 0;
         if (!eq || eq == item || *n == MAX_OVERRIDES) {
             rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: want PATTERN=BUFFER_TYPE", item);
@@ -78,7 +114,8 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
                           n_devices ? n_devices - 1 : 0);
             break;
         }
-        if (regcomp(&ov[*n].re, item, REG_EXTENDED | REG_NOSUB)) {
+        if (ecma_to_posix(item, pattern, sizeof pattern) ||
+            regcomp(&ov[*n].re, pattern, REG_EXTENDED | REG_NOSUB)) {
             rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: not a regular expression", item);
             break;
         }
@@ -119,6 +156,23 @@ static int layer_device(int32_t il, int32_t start, int32_t act, const float *spl
     return d < n_devices ? (int)d : (int)n_devices - 1;
 }
 
+/* -ngl as llama.cpp resolves it: negative (auto, all) or more than there
+ * are layers means every layer, the output layer counted. */
+static int32_t resolve_ngl(const kvp_offload *o, int32_t n_all)
+{
+    return o->n_gpu_layers < 0 || o->n_gpu_layers > n_all + 1 ? n_all + 1 : o->n_gpu_layers;
+}
+
+int kvp_llama_layer_device(const kvp_offload *o, int32_t n_all, int32_t il)
+{
+    float splits[MAX_DEVICES];
+    if (!o->n_devices || o->n_devices > MAX_DEVICES)
+        return -1;
+    int32_t ngl = resolve_ngl(o, n_all), start = n_all + 1 - ngl > 0 ? n_all + 1 - ngl : 0;
+    split_points(o, splits);
+    return layer_device(il, start, ngl, splits, o->n_devices);
+}
+
 /* A tensor's bytes in a buffer of device d (-1 host): padded to the
  * alignment; CUDA adds a row's worth for quantized rows not a multiple of
  * 512 (ggml_backend_cuda_buffer_type_get_alloc_size). */
@@ -141,6 +195,47 @@ static int tensor_bytes(const kvp_tensor *t, int device, const kvp_offload *o, u
     return 0;
 }
 
+/* With mmap, the host weights are views of the file: per file, one buffer
+ * from the first host tensor's offset to the last one's end, the file's
+ * padding and any offloaded tensor in between included
+ * (llama_model_loader::get_mapping_range).  A duplicated tensor (the tied
+ * output) maps the same bytes again, so it adds nothing. */
+typedef struct host_maps {
+    uint64_t lo[KVP_MAX_SHARD_MAPS], hi[KVP_MAX_SHARD_MAPS];
+    unsigned char seen[KVP_MAX_SHARD_MAPS];
+    uint32_t n;              /* 1 + the highest shard seen */
+} host_maps;
+
+static int map_tensor(host_maps *h, const kvp_tensor *t)
+{
+    uint64_t end;
+    uint32_t s = t->shard;
+    if (s >= KVP_MAX_SHARD_MAPS || kvp_add(t->offset, t->nbytes, &end))
+        return -1;
+    if (!h->seen[s]) {
+        h->seen[s] = 1;
+        h->lo[s] = t->offset;
+        h->hi[s] = end;
+    }
+    if (t->offset < h->lo[s])
+        h->lo[s] = t->offset;
+    if (end > h->hi[s])
+        h->hi[s] = end;
+    if (s >= h->n)
+        h->n = s + 1;
+    return 0;
+}
+
+static void mapped_host(const host_maps *h, kvp_weights_split *w)
+{
+    w->host = 0;
+    w->n_host_maps = h->n;
+    for (uint32_t s = 0; s < h->n; s++) {
+        w->host_map[s] = h->hi[s] - h->lo[s];
+        w->host += w->host_map[s]; /* each below a file's size: no overflow */
+    }
+}
+
 static int add_to(kvp_weights_split *w, int device, uint64_t bytes)
 {
     return kvp_add(device < 0 ? w->host : w->device[device], bytes,
@@ -161,7 +256,7 @@ int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weight
     if (opt.cuda_row_padding < 0)
         opt.cuda_row_padding = 1;
     int32_t n_all = (int32_t)(m->n_layers + m->n_layer_nextn);
-    int32_t ngl = o->n_gpu_layers < 0 || o->n_gpu_layers > n_all + 1 ? n_all + 1 : o->n_gpu_layers;
+    int32_t ngl = resolve_ngl(o, n_all);
     w->n_devices = o->n_devices;
     w->i_gpu_start = n_all + 1 - ngl > 0 ? n_all + 1 - ngl : 0;
     w->act_gpu_layers = o->n_devices ? ngl : 0;
@@ -179,6 +274,8 @@ int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weight
     int rc = 0;
     uint64_t embd_bytes = 0;
     const kvp_tensor *embd = NULL;
+    host_maps maps;
+    memset(&maps, 0, sizeof maps);
     for (size_t i = 0; i < m->n_tensors && rc == 0; i++) {
         const kvp_tensor *t = &m->tensors[i];
         int dev = t->layer == KVP_TENSOR_INPUT ? -1
@@ -193,7 +290,8 @@ int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weight
         uint64_t b;
         if (!strcmp(t->name, "token_embd.weight"))
             embd = t;
-        rc = tensor_bytes(t, dev, &opt, &b) || add_to(w, dev, b)
+        rc = tensor_bytes(t, dev, &opt, &b) || add_to(w, dev, b) ||
+                     (dev < 0 && map_tensor(&maps, t))
                  ? kvp_fail(err, KVP_EINPUT, "%s: weight sizes overflow 64 bits", m->name) : 0;
     }
     /* no output.weight: the output layer reads token_embd; on another buffer
@@ -207,5 +305,7 @@ int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weight
     for (size_t k = 0; k < n_ov; k++)
         regfree(&ov[k].re);
     free(ov);
+    if (rc == 0 && o->use_mmap)
+        mapped_host(&maps, w);
     return rc;
 }
