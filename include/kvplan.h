@@ -491,8 +491,15 @@ int kvp_vllm_turboquant(const kvp_model *m, const char *preset, kvp_model **out,
                         kvp_error *err);
 /* The built-in GPU table: "A100-80GB (81920 MiB), H100 ..." (kvp_gpu_list). */
 const char *kvp_vllm_gpus(void);
-/* Weights of the model in its dtype on one GPU (tp, pp), from the config. */
+/* The parameter count of the model's language model, from the config (0
+ * when unknown): what vLLM's weight estimate and llama.cpp's computed
+ * weights (a config.json has no tensor list) multiply by a type's size. */
 uint64_t kvp_model_param_count(const kvp_model *m);
+/* The same count where llama.cpp puts the tensors: the input layer (token
+ * embeddings), each of m->n_layers layers (layers[], may be NULL), the
+ * output layer (the head unless tied, the final norm).  -1 when unknown. */
+int kvp_model_param_layers(const kvp_model *m, uint64_t *input, uint64_t *layers,
+                           uint64_t *output);
 
 /* ---- fit: the inverse question ---------------------------------------------- */
 
@@ -808,6 +815,25 @@ typedef struct kvp_weights_split {
  * model has no tensor list (a config.json). */
 int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weights_split *out,
                             kvp_error *err);
+
+/* ---- llama.cpp: weights of a config.json model ----------------------------- */
+
+/* A config.json lists no tensors, so its weights are computed: the
+ * parameter count times a quantization type's bits per weight (for
+ * llama-quantize's types, its whole-file figure for Llama-3-8B, so the
+ * type mix is priced as llama-quantize makes it).  Never exact. */
+typedef struct kvp_weights_type {
+    const char *name;        /* "Q4_K_M", as llama-quantize spells it */
+    uint32_t milli_bits;     /* bits per weight x 1000 */
+    const char *basis;       /* where the figure comes from */
+} kvp_weights_type;
+#define KVP_WEIGHTS_TYPE_DEFAULT "Q4_K_M"
+/* By name, ignoring case (Q4_K = Q4_K_M, as llama-quantize); NULL:
+ * KVP_WEIGHTS_TYPE_DEFAULT.  NULL when unknown. */
+const kvp_weights_type *kvp_weights_type_find(const char *name);
+const char *kvp_weights_type_list(void);     /* "F32 F16 BF16 Q8_0 ..." */
+/* params weights of type t, rounded up to a byte; -1 on overflow. */
+int kvp_weights_type_bytes(const kvp_weights_type *t, uint64_t params, uint64_t *out);
 
 /* ---- llama.cpp: compute buffers (lib/graph/) ----------------------------- */
 
