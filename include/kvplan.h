@@ -842,6 +842,96 @@ int kvp_weights_type_bytes(const kvp_weights_type *t, uint64_t params, uint64_t 
 int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_offload *o,
                       kvp_compute *out, kvp_error *err);
 
+/* ---- llama.cpp: the whole run per device ----------------------------------- */
+
+/* llama-server's placement flags (llamacpp-memory-rules.md 1.2-1.5, 2, 4),
+ * beside the cache settings of kvp_llama_params. */
+typedef struct kvp_llama_placement {
+    kvp_offload offload;        /* -ngl (-1 auto, -2 all, N), -ts, -ot / --cpu-moe and the
+                                 * devices (n_devices 0: CPU only); use_mmap is set from
+                                 * no_mmap below */
+    int no_kv_offload;          /* -nkvo: every layer's cache in host memory */
+    int no_mmap;                /* --no-mmap, --load-mode none: host weights allocated */
+    int fit;                    /* --fit: 1 on (llama-server's default), 0 off */
+    int tensor_split_given;     /* -ts given; else devices share by memory_bytes (llama.cpp:
+                                 * by free memory at start-up) */
+    uint64_t device_memory[8];  /* each device's memory in bytes; 0 not known */
+    char device_label[8][32];   /* what the user named it ("RTX-4090", "12GiB"); "" */
+    const char *weights_type;   /* a config.json's weights: a kvp_weights_type name;
+                                 * NULL KVP_WEIGHTS_TYPE_DEFAULT */
+} kvp_llama_placement;
+/* CPU only, -ngl auto, mmap, KV offloaded, --fit on. */
+void kvp_llama_placement_defaults(kvp_llama_placement *pl);
+
+/* The flags' values as llama.cpp v0.5.0's common/arg.cpp reads them; each
+ * fails (KVP_EUSAGE) with one line naming the flag.  -ngl: a number, "auto"
+ * (-1) or "all" (-2).  -ts: proportions split at ',' or '/', at most cap. */
+int kvp_llama_parse_ngl(const char *s, int32_t *out, kvp_error *err);
+int kvp_llama_parse_tensor_split(const char *s, float *out, uint32_t cap, uint32_t *n,
+                                 kvp_error *err);
+/* One more device (at most 8): a card of the GPU table, "NxCARD" for N of
+ * them (--gpu), or any device of this much memory (--device-memory). */
+int kvp_llama_placement_add_gpu(kvp_llama_placement *pl, const char *spec, kvp_error *err);
+int kvp_llama_placement_add_memory(kvp_llama_placement *pl, const char *size, kvp_error *err);
+
+/* One device's memory: the host first, then each GPU.  total_bytes is the
+ * sum of the figures known; compute_bytes counts only where compute_modelled. */
+typedef struct kvp_device_mem {
+    char name[16];              /* "CPU" (CPU only), "Host" (beside GPUs), "CUDA0", ... */
+    char label[32];             /* the device as the user named it; "" */
+    int is_host;
+    uint64_t memory_bytes;      /* given (--gpu, --device-memory); 0 not known */
+    uint64_t weights_bytes, kv_bytes, recurrent_bytes, compute_bytes, output_bytes;
+    uint64_t total_bytes;
+    int compute_modelled;       /* 0: kvplan has no compute figure for this run */
+    int exact;                  /* every figure known is exact (llama.cpp's own rule);
+                                 * 0 where one is computed: device compute, a config.json's
+                                 * weights, a split by free memory */
+    uint64_t over_bytes;        /* total_bytes - memory_bytes when above; else 0 */
+} kvp_device_mem;
+
+/* One buffer llama.cpp allocates and prints at start-up. */
+typedef struct kvp_llama_buffer {
+    char kind[8];               /* "model", "KV", "RS", "output", "compute" */
+    char name[16];              /* buffer type: "CPU", "CPU_Mapped", "CUDA_Host", "CUDA0" */
+    uint32_t row;               /* the kvp_device_mem it belongs to */
+    uint64_t bytes;
+    char log[128];              /* the line as llama.cpp prints it */
+} kvp_llama_buffer;
+
+typedef struct kvp_llama_devices {
+    uint32_t n_rows;
+    kvp_device_mem rows[9];     /* the host, then each device */
+    int32_t n_layer_all;        /* repeating layers (MTP blocks included) */
+    int32_t n_gpu_layers;       /* offloaded, the output layer counted: 0 .. n_layer_all + 1 */
+    int32_t ngl_given;          /* -ngl as given: -1 auto (the default; --fit may lower
+                                 * it), -2 all, or the number */
+    int ngl_auto;               /* ngl_given == -1 */
+    int use_mmap, kv_offload, fit;  /* the placement's flags as applied */
+    int weights_known;          /* 0: a config.json whose parameters kvplan cannot count
+                                 * (weights_bytes 0 and not in the totals) */
+    int weights_computed;       /* a config.json: parameter count x weights_type */
+    const kvp_weights_type *weights_type;
+    uint64_t param_count;
+    int tied_copy;              /* a device holds a second copy of the token embeddings */
+    kvp_compute compute;        /* kvp_llama_compute for this placement */
+    size_t n_buffers;
+    kvp_llama_buffer buffers[64];  /* in the order llama.cpp prints each kind */
+    size_t n_over;
+    char over[8][240];          /* one line per device over its memory */
+    size_t n_notes;
+    char notes[8][300];
+} kvp_llama_devices;
+
+/* kvp_llama (into r) and the run's memory per device: weights by
+ * kvp_llama_weights_split (or, for a config.json, computed), KV and state
+ * by each layer's device (host with -nkvo; CUDA's alignment and padding on
+ * a device), the output buffer on the host, compute buffers where
+ * kvp_llama_compute models them. */
+int kvp_llama_plan(const kvp_model *m, const kvp_llama_params *p,
+                   const kvp_llama_placement *pl, kvp_llama_result *r,
+                   kvp_llama_devices *out, kvp_error *err);
+
 /* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
 
 /* Since v0.30 Ollama runs every GGUF model in upstream llama-server, so its
@@ -884,6 +974,9 @@ int kvp_ollama_settings_for(const kvp_model *m, const kvp_ollama_env *env,
 char *kvp_model_json(const kvp_model *m);
 char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r);
 char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r);
+/* The same, with "placement" and the "devices" array of kvp_llama_devices. */
+char *kvp_llama_plan_json(const kvp_model *m, const kvp_llama_result *r,
+                          const kvp_llama_devices *d);
 char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r);
 char *kvp_fit_json(const kvp_model *m, const kvp_fit_params *p, const kvp_fit_result *r,
                    size_t n);

@@ -80,6 +80,41 @@ static int ecma_to_posix(const char *in, char *out, size_t n)
     return 0;
 }
 
+/* glibc compiles a bounded repeat {m,n} by copying its operand n times, so
+ * nested bounds multiply: "(a{255}){255}" costs 65,025 copies.  -ot patterns
+ * need a few small ones at most ("blk\.[0-9]{1,2}\."); the product of all
+ * the bounds is capped so that no pattern costs more than that. */
+#define MAX_REPEAT_PRODUCT 4096
+
+static int repeats_bounded(const char *re)
+{
+    uint64_t product = 1;
+    int in_bracket = 0;
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+        } else if (*p == '[' && !in_bracket) {
+            in_bracket = 1;
+            if (p[1] == '^')
+                p++;
+            if (p[1] == ']')
+                p++;
+        } else if (*p == ']' && in_bracket) {
+            in_bracket = 0;
+        } else if (*p == '{' && !in_bracket) {
+            char *end;
+            unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
+            if (*end == ',' && end[1] != '}')
+                hi = strtoul(end + 1, &end, 10);
+            if (hi < lo)
+                hi = lo;
+            if (hi > MAX_REPEAT_PRODUCT || (product *= hi ? hi : 1) > MAX_REPEAT_PRODUCT)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* "REGEX=BUFT,..." into compiled patterns, in order.  A comma inside a
  * pattern would be ambiguous, as it is in llama.cpp's own parser. */
 static int parse_overrides(const char *text, uint32_t n_devices, override *ov, size_t *n,
@@ -96,7 +131,11 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
          item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '='), pattern[1024]; /* llama.cpp: the first '=' */
         unsigned d = 0;
-        if (!eq || eq == item || *n == MAX_OVERRIDES) {
+        if (*n == MAX_OVERRIDES) {
+            rc = kvp_fail(err, KVP_EUSAGE, "-ot: more than %d tensor overrides", MAX_OVERRIDES);
+            break;
+        }
+        if (!eq || eq == item) {
             rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: want PATTERN=BUFFER_TYPE", item);
             break;
         }
@@ -114,9 +153,11 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
                           n_devices ? n_devices - 1 : 0);
             break;
         }
-        if (ecma_to_posix(item, pattern, sizeof pattern) ||
+        if (ecma_to_posix(item, pattern, sizeof pattern) || !repeats_bounded(pattern) ||
             regcomp(&ov[*n].re, pattern, REG_EXTENDED | REG_NOSUB)) {
-            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: not a regular expression", item);
+            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: not a regular expression kvplan can read "
+                          "(POSIX extended, plus \\d; repeat bounds multiplying to at most %d)",
+                          item, MAX_REPEAT_PRODUCT);
             break;
         }
         ov[(*n)++].device = device;
