@@ -859,6 +859,9 @@ typedef struct kvp_llama_placement {
     char device_label[8][32];   /* what the user named it ("RTX-4090", "12GiB"); "" */
     const char *weights_type;   /* a config.json's weights: a kvp_weights_type name;
                                  * NULL KVP_WEIGHTS_TYPE_DEFAULT */
+    char backend[16];           /* the devices' ggml backend as it names them ("CUDA",
+                                 * "ROCm"); "": CUDA.  Only the names change: the buffer
+                                 * rules are CUDA's (HIP shares them) */
 } kvp_llama_placement;
 /* CPU only, -ngl auto, mmap, KV offloaded, --fit on. */
 void kvp_llama_placement_defaults(kvp_llama_placement *pl);
@@ -877,7 +880,7 @@ int kvp_llama_placement_add_memory(kvp_llama_placement *pl, const char *size, kv
 /* One device's memory: the host first, then each GPU.  total_bytes is the
  * sum of the figures known; compute_bytes counts only where compute_modelled. */
 typedef struct kvp_device_mem {
-    char name[16];              /* "CPU" (CPU only), "Host" (beside GPUs), "CUDA0", ... */
+    char name[24];              /* "CPU" (CPU only), "Host" (beside GPUs), "CUDA0", ... */
     char label[32];             /* the device as the user named it; "" */
     int is_host;
     uint64_t memory_bytes;      /* given (--gpu, --device-memory); 0 not known */
@@ -893,7 +896,7 @@ typedef struct kvp_device_mem {
 /* One buffer llama.cpp allocates and prints at start-up. */
 typedef struct kvp_llama_buffer {
     char kind[8];               /* "model", "KV", "RS", "output", "compute" */
-    char name[16];              /* buffer type: "CPU", "CPU_Mapped", "CUDA_Host", "CUDA0" */
+    char name[24];              /* buffer type: "CPU", "CPU_Mapped", "CUDA_Host", "CUDA0" */
     uint32_t row;               /* the kvp_device_mem it belongs to */
     uint64_t bytes;
     char log[128];              /* the line as llama.cpp prints it */
@@ -908,6 +911,7 @@ typedef struct kvp_llama_devices {
                                  * it), -2 all, or the number */
     int ngl_auto;               /* ngl_given == -1 */
     int use_mmap, kv_offload, fit;  /* the placement's flags as applied */
+    char pinned[24];            /* the devices' host buffer type ("CUDA_Host") */
     int weights_known;          /* 0: a config.json whose parameters kvplan cannot count
                                  * (weights_bytes 0 and not in the totals) */
     int weights_computed;       /* a config.json: parameter count x weights_type */

@@ -151,19 +151,33 @@ static int weights_from_gguf(const kvp_model *m, const kvp_offload *o, kvp_llama
             if (w.host_map[s])
                 add_buffer(d, "model", "CPU_Mapped", 0, w.host_map[s]);
     } else if (w.host) {
-        add_buffer(d, "model", o->n_devices ? "CUDA_Host" : "CPU", 0, w.host);
+        add_buffer(d, "model", o->n_devices ? d->pinned : "CPU", 0, w.host);
     }
     for (uint32_t i = 0; i < o->n_devices; i++) {
         d->rows[i + 1].weights_bytes = w.device[i];
         if (w.device[i])
             add_buffer(d, "model", d->rows[i + 1].name, i + 1, w.device[i]);
     }
-    if (!o->n_devices && repackable(m))
-        KVP_NOTE(d, "CPU only: on a CPU with repack kernels (AVX2, NEON, ...) llama.cpp moves "
-                 "the q4_0/q4_K/q8_0-style matrices into a CPU_REPACK buffer, read into memory "
-                 "rather than %s; the host's weights are %s", o->use_mmap ? "mapped" : "left in CPU",
-                 o->use_mmap ? "then not exact" : "the same bytes in two buffers");
+    if (!o->n_devices && repackable(m) && o->use_mmap)
+        KVP_NOTE(d, "CPU only: on a CPU with repack kernels (AVX2, NEON, ...) llama.cpp reads "
+                 "the q4_0/q4_K/q8_0-style matrices out of the mapping into a CPU_REPACK "
+                 "buffer, which depends on the CPU, so the host's weights are not exact");
+    else if (!o->n_devices && repackable(m))
+        KVP_NOTE(d, "CPU only: on a CPU with repack kernels (AVX2, NEON, ...) llama.cpp puts "
+                 "the q4_0/q4_K/q8_0-style matrices in a CPU_REPACK buffer: the same bytes, "
+                 "printed in a line of their own");
     return 0;
+}
+
+/* params weights of type t on row `row` */
+static int add_part(kvp_llama_devices *d, const kvp_weights_type *t, uint64_t params,
+                    uint32_t row, kvp_error *err)
+{
+    uint64_t b;
+    if (kvp_weights_type_bytes(t, params, &b))
+        return kvp_fail(err, KVP_EINPUT, "weight sizes overflow 64 bits");
+    d->param_count += params; /* below the bytes, which did not overflow */
+    return add_row(d, row, b, err);
 }
 
 /* A config.json: the parameter count by layer (input, each layer, output)
@@ -195,25 +209,19 @@ static int weights_from_config(const kvp_model *m, const kvp_llama_placement *pl
     d->weights_computed = 1;
     d->weights_type = t;
     int out_dev = kvp_llama_layer_device(o, d->n_layer_all, d->n_layer_all);
-    if (kvp_weights_type_bytes(t, in, &b) || add_row(d, 0, b, err))
-        goto done;
+    rc = add_part(d, t, in, 0, err);
+    for (uint32_t il = 0; il < m->n_layers && rc == 0; il++)
+        rc = add_part(d, t, layers[il],
+                      row_of(kvp_llama_layer_device(o, d->n_layer_all, (int32_t)il)), err);
+    if (rc == 0)
+        rc = add_part(d, t, out, row_of(out_dev), err);
     /* the head shares the embeddings (the output layer is the final norm
-     * alone): the output device gets a copy */
-    if (out == m->hidden_size && out_dev >= 0) {
+     * alone): the output device gets a copy, which is no more parameters */
+    if (rc == 0 && out == m->hidden_size && out_dev >= 0) {
         d->tied_copy = 1;
-        if (add_row(d, row_of(out_dev), b, err))
-            goto done;
+        rc = kvp_weights_type_bytes(t, in, &b) || add_row(d, row_of(out_dev), b, err)
+                 ? kvp_fail(err, KVP_EINPUT, "weight sizes overflow 64 bits") : 0;
     }
-    d->param_count = in + out;
-    for (uint32_t il = 0; il < m->n_layers; il++) {
-        int dev = kvp_llama_layer_device(o, d->n_layer_all, (int32_t)il);
-        if (kvp_weights_type_bytes(t, layers[il], &b) || add_row(d, row_of(dev), b, err))
-            goto done;
-        d->param_count += layers[il];
-    }
-    if (kvp_weights_type_bytes(t, out, &b) || add_row(d, row_of(out_dev), b, err))
-        goto done;
-    rc = 0;
 done:
     free(layers);
     return rc;
@@ -223,12 +231,14 @@ done:
 
 static void name_rows(const kvp_llama_placement *pl, uint32_t n_devices, kvp_llama_devices *d)
 {
+    const char *backend = pl->backend[0] ? pl->backend : "CUDA";
     d->n_rows = n_devices + 1;
+    snprintf(d->pinned, sizeof d->pinned, "%.15s_Host", backend);
     snprintf(d->rows[0].name, sizeof d->rows[0].name, "%s", n_devices ? "Host" : "CPU");
     d->rows[0].is_host = 1;
     for (uint32_t i = 0; i < n_devices; i++) {
         kvp_device_mem *r = &d->rows[i + 1];
-        snprintf(r->name, sizeof r->name, "CUDA%u", i);
+        snprintf(r->name, sizeof r->name, "%.15s%u", backend, i);
         snprintf(r->label, sizeof r->label, "%s", pl->device_label[i]);
         r->memory_bytes = pl->device_memory[i];
     }
@@ -293,7 +303,7 @@ static int output_row(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     d->rows[0].output_bytes = bytes;
     if (r->output_bytes)
         add_buffer(d, "output",
-                   kvp_llama_layer_device(o, d->n_layer_all, d->n_layer_all) >= 0 ? "CUDA_Host"
+                   kvp_llama_layer_device(o, d->n_layer_all, d->n_layer_all) >= 0 ? d->pinned
                                                                                    : "CPU",
                    0, bytes);
     return 0;
@@ -309,7 +319,7 @@ static int compute_rows(const kvp_model *m, const kvp_llama_result *r, const kvp
     d->rows[0].compute_modelled = 1;
     d->rows[0].compute_bytes = d->compute.host_bytes;
     if (d->compute.host_bytes > 1)
-        add_buffer(d, "compute", o->n_devices ? "CUDA_Host" : "CPU", 0, d->compute.host_bytes);
+        add_buffer(d, "compute", o->n_devices ? d->pinned : "CPU", 0, d->compute.host_bytes);
     for (uint32_t i = 0; i < o->n_devices && i < d->compute.n_devices; i++) {
         d->rows[i + 1].compute_modelled = 1;
         d->rows[i + 1].compute_bytes = d->compute.device_bytes[i];

@@ -80,39 +80,96 @@ static int ecma_to_posix(const char *in, char *out, size_t n)
     return 0;
 }
 
-/* glibc compiles a bounded repeat {m,n} by copying its operand n times, so
- * nested bounds multiply: "(a{255}){255}" costs 65,025 copies.  -ot patterns
- * need a few small ones at most ("blk\.[0-9]{1,2}\."); the product of all
- * the bounds is capped so that no pattern costs more than that. */
-#define MAX_REPEAT_PRODUCT 4096
+/* glibc's regcomp copies a repeated expression: "x+" becomes "xx*" and
+ * "x{m,n}" n copies of x, so stacked or nested repeats multiply ("a++++..."
+ * doubles with each "+").  -ot patterns are small; the size of the tree
+ * glibc would build is estimated here and capped, so that no pattern makes
+ * kvplan allocate without bound. */
+#define MAX_REGEX_NODES 65536
 
-static int repeats_bounded(const char *re)
+typedef struct re_frame {
+    uint64_t total, last;    /* the group's nodes so far; the last element's */
+} re_frame;
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+/* an element of `cost` nodes follows in frame f */
+static void re_element(re_frame *f, uint64_t cost)
 {
-    uint64_t product = 1;
-    int in_bracket = 0;
+    f->last = cost;
+    f->total = sat_add(f->total, cost);
+}
+
+/* the last element repeated into `copies` copies */
+static void re_repeat(re_frame *f, uint64_t copies)
+{
+    uint64_t more = sat_mul(f->last, copies ? copies - 1 : 0);
+    f->total = sat_add(sat_add(f->total, more), 1);
+    f->last = sat_add(sat_mul(f->last, copies ? copies : 1), 1);
+}
+
+static int regex_small(const char *re)
+{
+    re_frame stack[64] = {{0, 0}};
+    int depth = 0;
     for (const char *p = re; *p; p++) {
+        re_frame *f = &stack[depth];
         if (*p == '\\' && p[1]) {
             p++;
-        } else if (*p == '[' && !in_bracket) {
-            in_bracket = 1;
-            if (p[1] == '^')
+            re_element(f, 1);
+        } else if (*p == '[') {
+            p += p[1] == '^';
+            p += p[1] == ']';
+            while (p[1] && p[1] != ']')
                 p++;
-            if (p[1] == ']')
+            if (p[1])
                 p++;
-        } else if (*p == ']' && in_bracket) {
-            in_bracket = 0;
-        } else if (*p == '{' && !in_bracket) {
+            re_element(f, 1);
+        } else if (*p == '(') {
+            if (++depth == 64)
+                return 0;
+            stack[depth].total = stack[depth].last = 0;
+        } else if (*p == ')' && depth > 0) {
+            uint64_t group = sat_add(stack[depth--].total, 1);
+            re_element(&stack[depth], group);
+        } else if (*p == '|') {
+            f->last = 0;
+        } else if (*p == '*' || *p == '?') {
+            re_repeat(f, 1);
+        } else if (*p == '+') {
+            re_repeat(f, 2);
+        } else if (*p == '{') {
             char *end;
             unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
-            if (*end == ',' && end[1] != '}')
-                hi = strtoul(end + 1, &end, 10);
-            if (hi < lo)
-                hi = lo;
-            if (hi > MAX_REPEAT_PRODUCT || (product *= hi ? hi : 1) > MAX_REPEAT_PRODUCT)
-                return 0;
+            if (*end == ',')
+                hi = end[1] == '}' ? lo + 1 : strtoul(end + 1, &end, 10);
+            re_repeat(f, hi > lo ? hi : lo);
+        } else {
+            re_element(f, 1);
         }
+        if (stack[depth].total > MAX_REGEX_NODES || stack[depth].last > MAX_REGEX_NODES)
+            return 0;
     }
-    return 1;
+    uint64_t total = 0;
+    for (int i = 0; i <= depth; i++)
+        total = sat_add(total, stack[i].total);
+    return total <= MAX_REGEX_NODES;
+}
+
+/* A device's buffer type as llama.cpp names it, a backend and its index
+ * ("CUDA0", "ROCm1", "Vulkan0"; "GPU0" too): the index, or UINT32_MAX. */
+static uint32_t device_number(const char *buft)
+{
+    size_t letters = 0;
+    while ((buft[letters] >= 'A' && buft[letters] <= 'Z') ||
+           (buft[letters] >= 'a' && buft[letters] <= 'z'))
+        letters++;
+    const char *digits = buft + letters;
+    if (!letters || !*digits || strspn(digits, "0123456789") != strlen(digits) ||
+        strlen(digits) > 3)
+        return UINT32_MAX;
+    return (uint32_t)atoi(digits);
 }
 
 /* "REGEX=BUFT,..." into compiled patterns, in order.  A comma inside a
@@ -130,7 +187,7 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
     for (char *item = strtok_r(copy, ",", &save); item && rc == 0;
          item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '='), pattern[1024]; /* llama.cpp: the first '=' */
-        unsigned d = 0;
+        uint32_t d;
         if (*n == MAX_OVERRIDES) {
             rc = kvp_fail(err, KVP_EUSAGE, "-ot: more than %d tensor overrides", MAX_OVERRIDES);
             break;
@@ -144,20 +201,22 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
         int device;
         if (!strcmp(buft, "CPU"))
             device = -1;
-        else if ((sscanf(buft, "GPU%u", &d) == 1 || sscanf(buft, "CUDA%u", &d) == 1) &&
-                 d < n_devices)
+        else if ((d = device_number(buft)) < n_devices)
             device = (int)d;
         else {
-            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s=%s: unknown buffer type (CPU, or GPU0.."
-                          "GPU%u for the devices given)", item, buft,
-                          n_devices ? n_devices - 1 : 0);
+            if (n_devices)
+                rc = kvp_fail(err, KVP_EUSAGE, "-ot %s=%s: unknown buffer type (CPU, or CUDA0.."
+                              "CUDA%u for the devices given)", item, buft, n_devices - 1);
+            else
+                rc = kvp_fail(err, KVP_EUSAGE, "-ot %s=%s: unknown buffer type (CPU; no GPU "
+                              "given)", item, buft);
             break;
         }
-        if (ecma_to_posix(item, pattern, sizeof pattern) || !repeats_bounded(pattern) ||
+        if (ecma_to_posix(item, pattern, sizeof pattern) || !regex_small(pattern) ||
             regcomp(&ov[*n].re, pattern, REG_EXTENDED | REG_NOSUB)) {
             rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: not a regular expression kvplan can read "
-                          "(POSIX extended, plus \\d; repeat bounds multiplying to at most %d)",
-                          item, MAX_REPEAT_PRODUCT);
+                          "(POSIX extended, plus \\d; repeats expanding to at most %d nodes)",
+                          item, MAX_REGEX_NODES);
             break;
         }
         ov[(*n)++].device = device;

@@ -231,5 +231,22 @@ int main(void)
               dev.rows[1].weights_bytes == 2ull * (9ull * 192946432 + 622329856 + 4096) &&
               dev.rows[0].weights_bytes == 2ull * (622329856 + 27ull * 192946432));
     kvp_model_free(q);
+
+    /* tied embeddings: Llama-3.2-1B has no head of its own.  embed_tokens
+     * 128,256 x 2,048 = 262,668,288; a layer 60,821,504 (q and o 2048^2, k and
+     * v 2048 x 512, MLP 3 x 2048 x 8192, 2 norms); the output layer is the
+     * final norm, 2,048.  Offloaded, the GPU gets a copy of the embeddings. */
+    pl.offload.n_gpu_layers = -1;
+    CHECK("Llama-3.2-1B F16 offloaded: the device holds a copy of the tied embeddings",
+          kvp_model_load("llama-3.2-1b-instruct", &q, &e) == 0 &&
+              kvp_llama_plan(q, &p, &pl, &res, &dev, &e) == 0 && dev.tied_copy &&
+              dev.rows[0].weights_bytes == 2ull * 262668288 &&
+              dev.rows[1].weights_bytes == 2ull * (16ull * 60821504 + 2048 + 262668288) &&
+              dev.param_count == 1235814400ull);
+    pl.offload.n_gpu_layers = 0;
+    CHECK("... -ngl 0: the output stays with the embeddings, no copy",
+          kvp_llama_plan(q, &p, &pl, &res, &dev, &e) == 0 && !dev.tied_copy &&
+              dev.rows[0].weights_bytes == 2ull * 1235814400 && dev.rows[1].weights_bytes == 0);
+    kvp_model_free(q);
     return check_failures ? 1 : 0;
 }
