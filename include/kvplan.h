@@ -551,6 +551,29 @@ typedef struct kvp_log {
     kvp_dtype type_k, type_v;    /* from the size lines */
     size_t n_size_lines;
     char size_lines[6][300];     /* "llama_kv_cache: size = ..." as logged */
+    /* The buffers it printed ("load_tensors: CUDA0 model buffer size = X MiB",
+     * "... KV buffer size", "... RS buffer size", "... output buffer size",
+     * "... compute buffer size"), in order. */
+    size_t n_buffers;
+    struct kvp_log_buffer {
+        char kind[8];            /* "model", "KV", "RS", "output", "compute" */
+        char name[24];           /* buffer type: "CPU", "CPU_Mapped", "CUDA0", "CUDA_Host" */
+        double mib;              /* as printed, 2 decimals */
+        char line[200];
+    } buffers[48];
+    int no_alloc;                /* print_info: no_alloc = 1 (a metadata-only run: its model
+                                    and KV buffers are empty stand-ins) */
+    int load_mode_mmap;          /* load_tensors' load_mode: 1 mmap, 0 none, -1 not logged */
+    int32_t offloaded, offload_of; /* "offloaded A/B layers to GPU"; -1 when not logged */
+    /* The memory breakdown table (common_memory_breakdown_print, MiB). */
+    size_t n_breakdown;
+    struct kvp_log_breakdown {
+        char name[48];           /* "CUDA0", "Host", or a buffer type ("CPU_REPACK") */
+        char desc[48];           /* a device's description ("RTX 4090"); "" */
+        int device;              /* 1: a device row with total, free and unaccounted */
+        int64_t total, free, self, model, context, compute, unaccounted;
+        char line[300];
+    } breakdown[10];
     /* vLLM */
     double vllm_avail_gib;       /* "Available KV cache memory", 2 decimals */
     uint64_t vllm_tokens, vllm_max_len;

@@ -197,8 +197,10 @@ static int set_place_opt(const char *k, const char *arg, const char *val, cli_op
     kvp_error e;
     uint32_t n;
     o->place_set = 1;
-    if (!strcmp(k, "n-gpu-layers"))
+    if (!strcmp(k, "n-gpu-layers")) {
+        o->ngl_set = 1;
         return kvp_llama_parse_ngl(val, &pl->offload.n_gpu_layers, &e) ? cli_fail_err(&e) : 0;
+    }
     if (!strcmp(k, "tensor-split")) {
         memset(pl->offload.tensor_split, 0, sizeof pl->offload.tensor_split);
         if (kvp_llama_parse_tensor_split(val, pl->offload.tensor_split, 8, &n, &e))
@@ -222,14 +224,17 @@ static int set_place_opt(const char *k, const char *arg, const char *val, cli_op
         return add_override(o, arg, text);
     }
     if (!strcmp(k, "no-kv-offload") || !strcmp(k, "kv-offload")) {
+        o->kvo_set = 1;
         pl->no_kv_offload = k[0] == 'n';
         return 0;
     }
     if (!strcmp(k, "no-mmap") || !strcmp(k, "mmap")) {
+        o->mmap_set = 1;
         pl->no_mmap = k[0] == 'n';
         return 0;
     }
     if (!strcmp(k, "load-mode")) {
+        o->mmap_set = 1;
         /* auto, mmap and mmap+mlock map the file; none, mlock and dio read it */
         if (!strcmp(val, "auto") || !strcmp(val, "mmap") || !strcmp(val, "mmap+mlock"))
             pl->no_mmap = 0;

@@ -39,6 +39,7 @@ typedef struct cli_opts {
     kvp_llama_placement place;
     char overrides[16384];
     int place_set;           /* a placement flag or a device was given */
+    int ngl_set, mmap_set, kvo_set; /* -ngl, --no-mmap / --load-mode, -nkvo / -kvo given */
     /* vLLM */
     uint64_t max_model_len, max_num_batched_tokens, kv_cache_memory;
     uint32_t max_num_seqs, block_size, tp, pp;
