@@ -130,6 +130,9 @@ typedef struct kvp_tensor {
     uint64_t nbytes;         /* ggml_nbytes */
     int32_t layer;           /* its block, or KVP_TENSOR_INPUT / KVP_TENSOR_OUTPUT, as
                               * llama.cpp's tensor table flags it */
+    uint32_t shard;          /* the file of a split GGUF that holds it (0 = the first) */
+    uint64_t offset;         /* its data's offset in that file's data section (with
+                              * mmap, llama.cpp maps the range its host tensors span) */
 } kvp_tensor;
 
 typedef struct kvp_model {
@@ -394,6 +397,21 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *o
 /* The rule sets kvplan knows, newest last, as "name (what it matches)". */
 const char *kvp_llama_versions(void);
 
+/* ---- the GPU table ----------------------------------------------------------- */
+
+/* One card of kvplan's built-in table (lib/gpus.c), for vLLM's budget and
+ * llama.cpp's per-device plan. */
+typedef struct kvp_gpu {
+    const char *name;        /* "RTX-4090" */
+    uint64_t memory_mib;     /* total memory as nvidia-smi reports it (memory.total) */
+    int sm;                  /* compute capability x 10 (89 = 8.9) */
+} kvp_gpu;
+/* By name or alias ("RTX-4090", "4090", "h100"), ignoring case; NULL when
+ * the table has no such card. */
+const kvp_gpu *kvp_gpu_find(const char *name);
+/* "A100-80GB (81920 MiB), A100-40GB (40960 MiB), ...", for messages. */
+const char *kvp_gpu_list(void);
+
 /* ---- vLLM runtime (v1 engine) -------------------------------------------- */
 
 typedef struct kvp_vllm_params {
@@ -475,10 +493,17 @@ int kvp_vllm_kv_cache_dtype_check(const char *name, kvp_error *err);
  * vLLM protects left in the model dtype.  Fails where vLLM would refuse. */
 int kvp_vllm_turboquant(const kvp_model *m, const char *preset, kvp_model **out,
                         kvp_error *err);
-/* The built-in GPU table: "A100-80GB 80 GiB, H100 ...". */
+/* The built-in GPU table: "A100-80GB (81920 MiB), H100 ..." (kvp_gpu_list). */
 const char *kvp_vllm_gpus(void);
-/* Weights of the model in its dtype on one GPU (tp, pp), from the config. */
+/* The parameter count of the model's language model, from the config (0
+ * when unknown): what vLLM's weight estimate and llama.cpp's computed
+ * weights (a config.json has no tensor list) multiply by a type's size. */
 uint64_t kvp_model_param_count(const kvp_model *m);
+/* The same count where llama.cpp puts the tensors: the input layer (token
+ * embeddings), each of m->n_layers layers (layers[], may be NULL), the
+ * output layer (the head unless tied, the final norm).  -1 when unknown. */
+int kvp_model_param_layers(const kvp_model *m, uint64_t *input, uint64_t *layers,
+                           uint64_t *output);
 
 /* ---- fit: the inverse question ---------------------------------------------- */
 
@@ -530,6 +555,29 @@ typedef struct kvp_log {
     kvp_dtype type_k, type_v;    /* from the size lines */
     size_t n_size_lines;
     char size_lines[6][300];     /* "llama_kv_cache: size = ..." as logged */
+    /* The buffers it printed ("load_tensors: CUDA0 model buffer size = X MiB",
+     * "... KV buffer size", "... RS buffer size", "... output buffer size",
+     * "... compute buffer size"), in order. */
+    size_t n_buffers;
+    struct kvp_log_buffer {
+        char kind[8];            /* "model", "KV", "RS", "output", "compute" */
+        char name[24];           /* buffer type: "CPU", "CPU_Mapped", "CUDA0", "CUDA_Host" */
+        double mib;              /* as printed, 2 decimals */
+        char line[200];
+    } buffers[48];
+    int no_alloc;                /* print_info: no_alloc = 1 (a metadata-only run: its model
+                                    and KV buffers are empty stand-ins) */
+    int load_mode_mmap;          /* load_tensors' load_mode: 1 mmap, 0 none, -1 not logged */
+    int32_t offloaded, offload_of; /* "offloaded A/B layers to GPU"; -1 when not logged */
+    /* The memory breakdown table (common_memory_breakdown_print, MiB). */
+    size_t n_breakdown;
+    struct kvp_log_breakdown {
+        char name[48];           /* "CUDA0", "Host", or a buffer type ("CPU_REPACK") */
+        char desc[48];           /* a device's description ("RTX 4090"); "" */
+        int device;              /* 1: a device row with total, free and unaccounted */
+        int64_t total, free, self, model, context, compute, unaccounted;
+        char line[300];
+    } breakdown[10];
     /* vLLM */
     double vllm_avail_gib;       /* "Available KV cache memory", 2 decimals */
     uint64_t vllm_tokens, vllm_max_len;
@@ -770,12 +818,20 @@ typedef struct kvp_offload {
                                  * name; BUFT "CPU" or a device "GPU0".."GPU7"); NULL none */
     uint32_t device_alignment;  /* 0: 128 (CUDA) */
     int cuda_row_padding;       /* CUDA's extra row for quantized ne0 % 512 != 0; -1: on */
+    int use_mmap;               /* 1: host weights are a mapping of the file (llama.cpp's
+                                 * default load mode): per file, the range its host tensors
+                                 * span; 0: allocated, each padded to 32 (--no-mmap,
+                                 * --load-mode none, and --fit's metadata-only pass) */
 } kvp_offload;
 /* --cpu-moe (n < 0) or --n-cpu-moe n as override text for kvp_offload. */
 int kvp_offload_cpu_moe(int32_t n, char *buf, size_t len);
 
+#define KVP_MAX_SHARD_MAPS 64
 typedef struct kvp_weights_split {
-    uint64_t host;              /* CPU buffers: every host tensor padded to 32 */
+    uint64_t host;              /* host buffers: every host tensor padded to 32, or with
+                                 * use_mmap the mapped ranges, host_map[] summed */
+    uint32_t n_host_maps;       /* use_mmap: files with a mapping ("CPU_Mapped" buffers) */
+    uint64_t host_map[KVP_MAX_SHARD_MAPS]; /* bytes mapped per file (0: none in it) */
     uint32_t n_devices;
     uint64_t device[8];         /* each device's buffer */
     int32_t i_gpu_start;        /* first offloaded layer (n_layer_all + 1: none) */
@@ -786,6 +842,25 @@ typedef struct kvp_weights_split {
  * model has no tensor list (a config.json). */
 int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weights_split *out,
                             kvp_error *err);
+
+/* ---- llama.cpp: weights of a config.json model ----------------------------- */
+
+/* A config.json lists no tensors, so its weights are computed: the
+ * parameter count times a quantization type's bits per weight (for
+ * llama-quantize's types, its whole-file figure for Llama-3-8B, so the
+ * type mix is priced as llama-quantize makes it).  Never exact. */
+typedef struct kvp_weights_type {
+    const char *name;        /* "Q4_K_M", as llama-quantize spells it */
+    uint32_t milli_bits;     /* bits per weight x 1000 */
+    const char *basis;       /* where the figure comes from */
+} kvp_weights_type;
+#define KVP_WEIGHTS_TYPE_DEFAULT "Q4_K_M"
+/* By name, ignoring case (Q4_K = Q4_K_M, as llama-quantize); NULL:
+ * KVP_WEIGHTS_TYPE_DEFAULT.  NULL when unknown. */
+const kvp_weights_type *kvp_weights_type_find(const char *name);
+const char *kvp_weights_type_list(void);     /* "F32 F16 BF16 Q8_0 ..." */
+/* params weights of type t, rounded up to a byte; -1 on overflow. */
+int kvp_weights_type_bytes(const kvp_weights_type *t, uint64_t params, uint64_t *out);
 
 /* ---- llama.cpp: compute buffers (lib/graph/) ----------------------------- */
 
@@ -847,6 +922,100 @@ typedef struct kvp_fitp_result {
 int kvp_llama_fit_params(const kvp_fitp_input *in, kvp_fitp_measure_fn measure, void *ud,
                          kvp_fitp_result *out, kvp_error *err);
 
+/* ---- llama.cpp: the whole run per device ----------------------------------- */
+
+/* llama-server's placement flags (llamacpp-memory-rules.md 1.2-1.5, 2, 4),
+ * beside the cache settings of kvp_llama_params. */
+typedef struct kvp_llama_placement {
+    kvp_offload offload;        /* -ngl (-1 auto, -2 all, N), -ts, -ot / --cpu-moe and the
+                                 * devices (n_devices 0: CPU only); use_mmap is set from
+                                 * no_mmap below */
+    int no_kv_offload;          /* -nkvo: every layer's cache in host memory */
+    int no_mmap;                /* --no-mmap, --load-mode none: host weights allocated */
+    int fit;                    /* --fit: 1 on (llama-server's default), 0 off */
+    int tensor_split_given;     /* -ts given; else devices share by memory_bytes (llama.cpp:
+                                 * by free memory at start-up) */
+    uint64_t device_memory[8];  /* each device's memory in bytes; 0 not known */
+    char device_label[8][32];   /* what the user named it ("RTX-4090", "12GiB"); "" */
+    const char *weights_type;   /* a config.json's weights: a kvp_weights_type name;
+                                 * NULL KVP_WEIGHTS_TYPE_DEFAULT */
+    char backend[16];           /* the devices' ggml backend as it names them ("CUDA",
+                                 * "ROCm"); "": CUDA.  Only the names change: the buffer
+                                 * rules are CUDA's (HIP shares them) */
+} kvp_llama_placement;
+/* CPU only, -ngl auto, mmap, KV offloaded, --fit on. */
+void kvp_llama_placement_defaults(kvp_llama_placement *pl);
+
+/* The flags' values as llama.cpp v0.5.0's common/arg.cpp reads them; each
+ * fails (KVP_EUSAGE) with one line naming the flag.  -ngl: a number, "auto"
+ * (-1) or "all" (-2).  -ts: proportions split at ',' or '/', at most cap. */
+int kvp_llama_parse_ngl(const char *s, int32_t *out, kvp_error *err);
+int kvp_llama_parse_tensor_split(const char *s, float *out, uint32_t cap, uint32_t *n,
+                                 kvp_error *err);
+/* One more device (at most 8): a card of the GPU table, "NxCARD" for N of
+ * them (--gpu), or any device of this much memory (--device-memory). */
+int kvp_llama_placement_add_gpu(kvp_llama_placement *pl, const char *spec, kvp_error *err);
+int kvp_llama_placement_add_memory(kvp_llama_placement *pl, const char *size, kvp_error *err);
+
+/* One device's memory: the host first, then each GPU.  total_bytes is the
+ * sum of the figures known; compute_bytes counts only where compute_modelled. */
+typedef struct kvp_device_mem {
+    char name[24];              /* "CPU" (CPU only), "Host" (beside GPUs), "CUDA0", ... */
+    char label[32];             /* the device as the user named it; "" */
+    int is_host;
+    uint64_t memory_bytes;      /* given (--gpu, --device-memory); 0 not known */
+    uint64_t weights_bytes, kv_bytes, recurrent_bytes, compute_bytes, output_bytes;
+    uint64_t total_bytes;
+    int compute_modelled;       /* 0: kvplan has no compute figure for this run */
+    int exact;                  /* every figure known is exact (llama.cpp's own rule);
+                                 * 0 where one is computed: device compute, a config.json's
+                                 * weights, a split by free memory */
+    uint64_t over_bytes;        /* total_bytes - memory_bytes when above; else 0 */
+} kvp_device_mem;
+
+/* One buffer llama.cpp allocates and prints at start-up. */
+typedef struct kvp_llama_buffer {
+    char kind[8];               /* "model", "KV", "RS", "output", "compute" */
+    char name[24];              /* buffer type: "CPU", "CPU_Mapped", "CUDA_Host", "CUDA0" */
+    uint32_t row;               /* the kvp_device_mem it belongs to */
+    uint64_t bytes;
+    char log[128];              /* the line as llama.cpp prints it */
+} kvp_llama_buffer;
+
+typedef struct kvp_llama_devices {
+    uint32_t n_rows;
+    kvp_device_mem rows[9];     /* the host, then each device */
+    int32_t n_layer_all;        /* repeating layers (MTP blocks included) */
+    int32_t n_gpu_layers;       /* offloaded, the output layer counted: 0 .. n_layer_all + 1 */
+    int32_t ngl_given;          /* -ngl as given: -1 auto (the default; --fit may lower
+                                 * it), -2 all, or the number */
+    int ngl_auto;               /* ngl_given == -1 */
+    int use_mmap, kv_offload, fit;  /* the placement's flags as applied */
+    char pinned[24];            /* the devices' host buffer type ("CUDA_Host") */
+    int weights_known;          /* 0: a config.json whose parameters kvplan cannot count
+                                 * (weights_bytes 0 and not in the totals) */
+    int weights_computed;       /* a config.json: parameter count x weights_type */
+    const kvp_weights_type *weights_type;
+    uint64_t param_count;
+    int tied_copy;              /* a device holds a second copy of the token embeddings */
+    kvp_compute compute;        /* kvp_llama_compute for this placement */
+    size_t n_buffers;
+    kvp_llama_buffer buffers[64];  /* in the order llama.cpp prints each kind */
+    size_t n_over;
+    char over[8][240];          /* one line per device over its memory */
+    size_t n_notes;
+    char notes[8][300];
+} kvp_llama_devices;
+
+/* kvp_llama (into r) and the run's memory per device: weights by
+ * kvp_llama_weights_split (or, for a config.json, computed), KV and state
+ * by each layer's device (host with -nkvo; CUDA's alignment and padding on
+ * a device), the output buffer on the host, compute buffers where
+ * kvp_llama_compute models them. */
+int kvp_llama_plan(const kvp_model *m, const kvp_llama_params *p,
+                   const kvp_llama_placement *pl, kvp_llama_result *r,
+                   kvp_llama_devices *out, kvp_error *err);
+
 /* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
 
 /* Since v0.30 Ollama runs every GGUF model in upstream llama-server, so its
@@ -889,6 +1058,9 @@ int kvp_ollama_settings_for(const kvp_model *m, const kvp_ollama_env *env,
 char *kvp_model_json(const kvp_model *m);
 char *kvp_theory_json(const kvp_model *m, const kvp_theory_result *r);
 char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r);
+/* The same, with "placement" and the "devices" array of kvp_llama_devices. */
+char *kvp_llama_plan_json(const kvp_model *m, const kvp_llama_result *r,
+                          const kvp_llama_devices *d);
 char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r);
 char *kvp_fit_json(const kvp_model *m, const kvp_fit_params *p, const kvp_fit_result *r,
                    size_t n);

@@ -598,6 +598,8 @@ static int weight_bytes(rd *r)
         k->ne0 = t->ne[0];
         k->nbytes = t->nbytes;
         k->layer = tensor_layer(r, k->name);
+        k->shard = t->shard;
+        k->offset = t->offset;
         has_output |= !strcmp(k->name, "output.weight");
         if (kvp_add(t->nbytes, 31, &padded) || kvp_add(sum, padded & ~(uint64_t)31, &sum))
             return kvp_fail(r->err, KVP_EINPUT, "%s: tensor sizes overflow 64 bits", r->path);

@@ -156,7 +156,7 @@ static json_t *llama_cache_obj(const kvp_llama_cache *c)
     return o;
 }
 
-char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
+static json_t *llama_doc(const kvp_model *m, const kvp_llama_result *r)
 {
     json_t *doc = json_object(), *caches = json_array(), *log = json_array(),
            *notes = json_array(), *rec = json_null();
@@ -206,6 +206,82 @@ char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
                                   "exact", r->compute.exact, "how", r->compute.how));
     json_object_set_new(doc, "log", log);
     json_object_set_new(doc, "notes", notes);
+    return doc;
+}
+
+char *kvp_llama_json(const kvp_model *m, const kvp_llama_result *r)
+{
+    return dump(llama_doc(m, r));
+}
+
+static json_t *bytes_or_null(int known, uint64_t v)
+{
+    return known ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *device_obj(const kvp_device_mem *r, int weights_known)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->name));
+    if (r->label[0])
+        json_object_set_new(o, "label", json_string(r->label));
+    json_object_set_new(o, "host", json_boolean(r->is_host));
+    json_object_set_new(o, "memory_bytes", bytes_or_null(r->memory_bytes > 0, r->memory_bytes));
+    json_object_set_new(o, "weights_bytes", bytes_or_null(weights_known, r->weights_bytes));
+    json_object_set_new(o, "kv_bytes", json_integer((json_int_t)r->kv_bytes));
+    json_object_set_new(o, "recurrent_bytes", json_integer((json_int_t)r->recurrent_bytes));
+    json_object_set_new(o, "compute_bytes", bytes_or_null(r->compute_modelled, r->compute_bytes));
+    json_object_set_new(o, "output_bytes", json_integer((json_int_t)r->output_bytes));
+    json_object_set_new(o, "total_bytes", json_integer((json_int_t)r->total_bytes));
+    json_object_set_new(o, "exact", json_boolean(r->exact));
+    if (r->memory_bytes)
+        json_object_set_new(o, "over_bytes", json_integer((json_int_t)r->over_bytes));
+    return o;
+}
+
+static json_t *placement_obj(const kvp_llama_devices *d)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "n_gpu_layers", json_integer(d->n_gpu_layers));
+    json_object_set_new(o, "ngl_auto", json_boolean(d->ngl_auto));
+    json_object_set_new(o, "n_layer_all", json_integer(d->n_layer_all));
+    json_object_set_new(o, "mmap", json_boolean(d->use_mmap));
+    json_object_set_new(o, "kv_offload", json_boolean(d->kv_offload));
+    json_object_set_new(o, "fit", json_boolean(d->fit));
+    json_object_set_new(o, "weights", json_string(!d->weights_known     ? "unknown"
+                                                  : d->weights_computed ? "computed, not read"
+                                                                        : "read"));
+    json_object_set_new(o, "weights_type", d->weights_type ? json_string(d->weights_type->name)
+                                                           : json_null());
+    json_object_set_new(o, "weights_basis", d->weights_type ? json_string(d->weights_type->basis)
+                                                            : json_null());
+    json_object_set_new(o, "param_count", bytes_or_null(d->weights_computed, d->param_count));
+    json_object_set_new(o, "tied_copy", json_boolean(d->tied_copy));
+    json_object_set_new(o, "compute", json_string(d->compute.how));
+    return o;
+}
+
+char *kvp_llama_plan_json(const kvp_model *m, const kvp_llama_result *r,
+                          const kvp_llama_devices *d)
+{
+    json_t *doc = llama_doc(m, r), *devs = json_array(), *bufs = json_array(),
+           *over = json_array(), *notes = json_object_get(doc, "notes");
+    for (uint32_t i = 0; i < d->n_rows; i++)
+        json_array_append_new(devs, device_obj(&d->rows[i], d->weights_known));
+    for (size_t i = 0; i < d->n_buffers; i++) {
+        const kvp_llama_buffer *b = &d->buffers[i];
+        json_array_append_new(bufs, json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", b->kind,
+                                              "name", b->name, "device", d->rows[b->row].name,
+                                              "bytes", (json_int_t)b->bytes, "log", b->log));
+    }
+    for (size_t i = 0; i < d->n_over; i++)
+        json_array_append_new(over, json_string(d->over[i]));
+    for (size_t i = 0; i < d->n_notes; i++)
+        json_array_append_new(notes, json_string(d->notes[i]));
+    json_object_set_new(doc, "placement", placement_obj(d));
+    json_object_set_new(doc, "devices", devs);
+    json_object_set_new(doc, "buffers", bufs);
+    json_object_set_new(doc, "over_budget", over);
     return dump(doc);
 }
 

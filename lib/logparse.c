@@ -58,6 +58,102 @@ static void keep_size_line(kvp_log *L, const char *start, size_t len)
     snprintf(L->size_lines[L->n_size_lines++], sizeof L->size_lines[0], "%.*s", (int)len, start);
 }
 
+/* "...: NAME KIND buffer size = X MiB": llama.cpp prints the buffer type's
+ * name right-aligned before the phrase (load_tensors, llama_kv_cache,
+ * llama_memory_recurrent, llama_context's output buffer, sched_reserve). */
+static int buffer_line(const char *line, kvp_log *L)
+{
+    static const struct {
+        const char *phrase, *kind;
+    } kinds[] = {
+        {" model buffer size = ", "model"}, {" KV buffer size = ", "KV"},
+        {" RS buffer size = ", "RS"}, {" output buffer size = ", "output"},
+        {" compute buffer size = ", "compute"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const char *p = strstr(line, kinds[k].phrase), *end, *start;
+        char *num_end;
+        if (!p)
+            continue;
+        double mib = strtod(p + strlen(kinds[k].phrase), &num_end);
+        for (end = p; end > line && end[-1] == ' '; end--)
+            ;
+        for (start = end; start > line && start[-1] != ' ' && start[-1] != ':'; start--)
+            ;
+        if (end == start || num_end == p + strlen(kinds[k].phrase) ||
+            (size_t)(end - start) >= sizeof L->buffers[0].name)
+            return 0;
+        if (L->n_buffers == sizeof L->buffers / sizeof L->buffers[0])
+            return 1;
+        struct kvp_log_buffer *b = &L->buffers[L->n_buffers++];
+        snprintf(b->kind, sizeof b->kind, "%s", kinds[k].kind);
+        snprintf(b->name, sizeof b->name, "%.*s", (int)(end - start), start);
+        b->mib = mib;
+        /* from the function name ("llama_kv_cache:") on, as the other kept
+         * lines: back over the padding to the colon, then to its word's start */
+        const char *from = start;
+        while (from > line && from[-1] == ' ')
+            from--;
+        if (from > line && from[-1] == ':')
+            while (from > line && from[-1] != ' ')
+                from--;
+        else
+            from = line;
+        snprintf(b->line, sizeof b->line, "%s", from);
+        size_t n = strlen(b->line);
+        while (n && (b->line[n - 1] == '\r' || b->line[n - 1] == ' '))
+            b->line[--n] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The memory breakdown table, one row per device, the host and other
+ * buffer types:
+ *   "|   - CUDA0 (RTX 4090)   | 24077 =  945 + (19187 = 17904 +  384 +  898) +  3945 |"
+ *   "|   - Host               |                 58271 = 58259 +    0 +   12         |" */
+static void breakdown_line(const char *line, kvp_log *L)
+{
+    const char *p = strstr(line, "memory_breakdown_print: |");
+    long long v[7];
+    if (!p || !(p = strstr(p, "|   - ")) || L->n_breakdown == sizeof L->breakdown /
+                                                                sizeof L->breakdown[0])
+        return;
+    p += 6;
+    const char *bar = strchr(p, '|');
+    if (!bar)
+        return;
+    struct kvp_log_breakdown *b = &L->breakdown[L->n_breakdown];
+    memset(b, 0, sizeof *b);
+    size_t name_len = strcspn(p, " |");
+    if (!name_len || name_len >= sizeof b->name)
+        return;
+    snprintf(b->name, sizeof b->name, "%.*s", (int)name_len, p);
+    const char *paren = p + name_len;
+    while (*paren == ' ')
+        paren++;
+    if (*paren == '(' && paren < bar) {
+        const char *close = strchr(paren, ')');
+        if (close && close < bar && (size_t)(close - paren - 1) < sizeof b->desc)
+            snprintf(b->desc, sizeof b->desc, "%.*s", (int)(close - paren - 1), paren + 1);
+    }
+    if (sscanf(bar + 1, " %lld = %lld + ( %lld = %lld + %lld + %lld ) + %lld", &v[0], &v[1],
+               &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
+        b->device = 1;
+        b->total = v[0], b->free = v[1], b->self = v[2], b->model = v[3];
+        b->context = v[4], b->compute = v[5], b->unaccounted = v[6];
+    } else if (sscanf(bar + 1, " %lld = %lld + %lld + %lld", &v[0], &v[1], &v[2], &v[3]) == 4) {
+        b->self = v[0], b->model = v[1], b->context = v[2], b->compute = v[3];
+    } else {
+        return;
+    }
+    const char *fn = strstr(line, "memory_breakdown_print: |");
+    while (fn > line && fn[-1] != ' ')
+        fn--;
+    snprintf(b->line, sizeof b->line, "%s", fn);
+    L->n_breakdown++;
+}
+
 static void llama_line(const char *line, size_t len, kvp_log *L)
 {
     const char *v, *p;
@@ -83,6 +179,16 @@ static void llama_line(const char *line, size_t len, kvp_log *L)
         L->swa_full = 1;
     else if ((p = strstr(line, "print_info: arch")) && (v = strchr(p, '=')))
         sscanf(v + 1, " %47s", L->arch);
+    else if ((p = strstr(line, "print_info: no_alloc")) && (v = strchr(p, '=')))
+        L->no_alloc = atoi(v + 1) != 0;
+    else if ((p = strstr(line, "(load_mode = ")))
+        L->load_mode_mmap = !strncmp(p + 13, "mmap", 4) || !strncmp(p + 13, "auto", 4);
+    else if ((p = strstr(line, "load_tensors: offloaded ")))
+        sscanf(p + 24, "%d/%d", &L->offloaded, &L->offload_of);
+    else if (strstr(line, "memory_breakdown_print: |"))
+        breakdown_line(line, L);
+    else if (buffer_line(line, L))
+        ;
     else if ((p = strstr(line, "llama_kv_cache: size = ")) ||
              (p = strstr(line, "llama_memory_recurrent: size = "))) {
         keep_size_line(L, p, len - (size_t)(p - line));
@@ -128,6 +234,8 @@ int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *L, k
     L->flash_attn = KVP_FA_AUTO;
     L->type_k = L->type_v = KVP_F16;
     L->kv_unified = -1;
+    L->load_mode_mmap = -1;
+    L->offloaded = L->offload_of = -1;
     char line[1024];
     for (size_t i = 0; i < len;) {
         size_t j = i;

@@ -332,23 +332,47 @@ static int tied(const kvp_model *m, const recipe *r)
     return m->tie_word_embeddings >= 0 ? m->tie_word_embeddings : r->tie_default;
 }
 
-uint64_t kvp_model_param_count(const kvp_model *m)
+/* The count in three parts, as llama.cpp places tensors: the input layer
+ * (embed_tokens), each layer (layers[i] when layers is not NULL), and the
+ * output layer (lm_head unless tied, the final norm); *total their sum.
+ * -1 when unknown. */
+static int count_parts(const kvp_model *m, uint64_t *input, uint64_t *layers, uint64_t *output,
+                       uint64_t *total)
 {
     const recipe *r = m ? find_recipe(m) : NULL;
     if (!r || !describable(m, r) || from_vllm_record(m) || !m->layers)
-        return 0;
+        return -1;
     int tie = tied(m, r);
     uint64_t h = m->hidden_size, vocab = m->n_vocab ? m->n_vocab : r->vocab_default;
-    tally t = {0, tie < 0};
+    tally t = {0, tie < 0}, out = {0, 0};
     need(&t, h);
     add2(&t, need(&t, vocab), h);       /* embed_tokens */
-    if (tie == 0)
-        add2(&t, vocab, h);             /* lm_head */
+    *input = t.n;
     for (uint32_t i = 0; i < m->n_layers && !t.bad; i++) {
-        mixer(&t, m, r, &m->layers[i]);
-        ffn(&t, m, r, &m->layers[i], i);
-        add2(&t, r->norms, h);
+        tally l = {0, 0};
+        mixer(&l, m, r, &m->layers[i]);
+        ffn(&l, m, r, &m->layers[i], i);
+        add2(&l, r->norms, h);
+        t.bad |= l.bad || kvp_add(t.n, l.n, &t.n);
+        if (layers)
+            layers[i] = l.n;
     }
-    add1(&t, h);                        /* final norm */
-    return t.bad ? 0 : t.n;
+    if (tie == 0)
+        add2(&out, vocab, h);           /* lm_head */
+    add1(&out, h);                      /* final norm */
+    *output = out.n;
+    return t.bad || out.bad || kvp_add(t.n, out.n, total) ? -1 : 0;
+}
+
+uint64_t kvp_model_param_count(const kvp_model *m)
+{
+    uint64_t in, out, total;
+    return count_parts(m, &in, NULL, &out, &total) ? 0 : total;
+}
+
+int kvp_model_param_layers(const kvp_model *m, uint64_t *input, uint64_t *layers,
+                           uint64_t *output)
+{
+    uint64_t total;
+    return count_parts(m, input, layers, output, &total);
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kvp_int.h"
+#include "llama_int.h"
 #include "twin.h" /* twin_arch_find: which architectures have a window rule */
 
 #define PAD(x, n) ((((x) + (n) - 1) / (n)) * (n))
@@ -234,10 +235,22 @@ static int zero_kv_layer(const kvp_model *m, const kvp_layer *L)
     return L->kind == KVP_LAYER_NONE && !L->d_inner && strcmp(m->gguf_arch, "deci") == 0;
 }
 
+/* Tells the visitor (kvp_llama_walk) about one tensor of `cells` x streams
+ * rows of `row` bytes. */
+static void visit(const kvp_cache_visitor *vis, int cache, uint32_t il, char what, kvp_dtype t,
+                  uint64_t ne0, uint64_t row, uint64_t rows)
+{
+    if (!vis || !vis->fn)
+        return;
+    kvp_cache_tensor ct = {cache, il, what, t, ne0, row * rows}; /* checked by the caller */
+    vis->fn(vis->arg, &ct);
+}
+
 /* Section 4: one llama_kv_cache over the layers `swa` selects. */
 static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
-                       int swa, uint64_t cells, kvp_error *err)
+                       int swa, uint64_t cells, const kvp_cache_visitor *vis, kvp_error *err)
 {
+    int ci = (int)r->n_caches;
     kvp_llama_cache *c = &r->caches[r->n_caches++];
     uint64_t v_max = 0;
     snprintf(c->name, sizeof c->name, "%s", swa ? "kv_swa" : "kv");
@@ -263,6 +276,8 @@ static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
             if (kvp_mul(cells, r->n_stream, &per) || kvp_mul(v, per, &vb) ||
                 kvp_add(c->v_bytes, vb, &c->v_bytes))
                 return kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name);
+            visit(vis, ci, il, 'K', p->type_k, 0, 0, per);
+            visit(vis, ci, il, 'V', p->type_v, r->v_trans ? v_max : 0, v, per);
             continue;
         }
         if (!is_attention(L->kind) || is_swa(m, p, il) != swa)
@@ -279,6 +294,10 @@ static int build_cache(const kvp_model *m, const kvp_llama_params *p, kvp_llama_
         if (kvp_mul(cells, r->n_stream, &per) || kvp_mul(k, per, &kb) || kvp_mul(v, per, &vb) ||
             kvp_add(c->k_bytes, kb, &c->k_bytes) || kvp_add(c->v_bytes, vb, &c->v_bytes))
             return kvp_fail(err, KVP_EINPUT, "%s: KV size overflows 64 bits", m->name);
+        visit(vis, ci, il, 'K', p->type_k, (uint64_t)L->n_kv_heads * L->head_dim_k, k, per);
+        if (L->kind != KVP_LAYER_MLA)
+            visit(vis, ci, il, 'V', p->type_v,
+                  r->v_trans ? v_max : (uint64_t)L->n_kv_heads * L->head_dim_v, v, per);
     }
     c->bytes = c->k_bytes + c->v_bytes;
     return kvp_add(r->total_bytes, c->bytes, &r->total_bytes)
@@ -325,8 +344,10 @@ static int has_indexer(const kvp_model *m)
  * then it holds K only; otherwise (MSA) it keeps the model's V width,
  * padded as section 4 pads V. */
 static int build_indexer_cache(const kvp_model *m, const kvp_llama_params *p,
-                               kvp_llama_result *r, int after_recurrent, kvp_error *err)
+                               kvp_llama_result *r, int after_recurrent,
+                               const kvp_cache_visitor *vis, kvp_error *err)
 {
+    int ci = (int)r->n_caches;
     kvp_llama_cache *c = &r->caches[r->n_caches++];
     int mla = 0;
     uint64_t v_max = 0;
@@ -357,6 +378,9 @@ static int build_indexer_cache(const kvp_model *m, const kvp_llama_params *p,
             kvp_mul(v, per, &vb) || kvp_add(c->k_bytes, kb, &c->k_bytes) ||
             kvp_add(c->v_bytes, vb, &c->v_bytes))
             return kvp_fail(err, KVP_EINPUT, "%s: indexer cache size overflows 64 bits", m->name);
+        visit(vis, ci, il, 'K', p->type_k, L->indexer_head_dim, k, per);
+        if (!mla)
+            visit(vis, ci, il, 'V', p->type_v, r->v_trans ? v_max : L->head_dim_v, v, per);
     }
     c->bytes = c->k_bytes + c->v_bytes;
     return kvp_add(r->total_bytes, c->bytes, &r->total_bytes)
@@ -364,12 +388,12 @@ static int build_indexer_cache(const kvp_model *m, const kvp_llama_params *p,
 }
 
 static int build_kv_iswa(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
-                         int idx_between, kvp_error *err);
+                         int idx_between, const kvp_cache_visitor *vis, kvp_error *err);
 
 /* Section 5: base cache, plus the SWA cache when a layer slides; section 9:
  * the indexer cache where the architecture builds one. */
 static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
-                    kvp_error *err)
+                    const kvp_cache_visitor *vis, kvp_error *err)
 {
     enum idx_form idx = indexer_form(m);
     if (has_indexer(m) && idx == IDX_NONE)
@@ -389,18 +413,19 @@ static int build_kv(const kvp_model *m, const kvp_llama_params *p, kvp_llama_res
     if (!always && !has_indexer(m))
         idx = IDX_NONE;
     if (idx == IDX_HYBRID)
-        return build_kv_iswa(m, p, r, 0, err) || build_indexer_cache(m, p, r, 1, err) ? -1 : 0;
+        return build_kv_iswa(m, p, r, 0, vis, err) || build_indexer_cache(m, p, r, 1, vis, err)
+                   ? -1 : 0;
     if (idx == IDX_DSA_ISWA)
-        return build_kv_iswa(m, p, r, 1, err);
-    if (build_kv_iswa(m, p, r, 0, err))
+        return build_kv_iswa(m, p, r, 1, vis, err);
+    if (build_kv_iswa(m, p, r, 0, vis, err))
         return -1;
-    return idx != IDX_NONE ? build_indexer_cache(m, p, r, 0, err) : 0;
+    return idx != IDX_NONE ? build_indexer_cache(m, p, r, 0, vis, err) : 0;
 }
 
 /* Section 5: base cache, plus the SWA cache when a layer slides.  With
  * idx_between set (DSA-iSWA), the indexer cache comes between the two. */
 static int build_kv_iswa(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
-                         int idx_between, kvp_error *err)
+                         int idx_between, const kvp_cache_visitor *vis, kvp_error *err)
 {
     int any_attn = 0, any_swa = 0;
     uint32_t window = 0;
@@ -418,14 +443,14 @@ static int build_kv_iswa(const kvp_model *m, const kvp_llama_params *p, kvp_llam
         return kvp_fail(err, KVP_EINPUT, "%s: llama.cpp's %s architecture expects sliding-window "
                         "layers and aborts on a model without any", m->name, m->gguf_arch);
     r->swa_full = p->swa_full && any_swa;
-    if (build_cache(m, p, r, 0, r->n_ctx_seq, err) ||
-        (idx_between && build_indexer_cache(m, p, r, 0, err)))
+    if (build_cache(m, p, r, 0, r->n_ctx_seq, vis, err) ||
+        (idx_between && build_indexer_cache(m, p, r, 0, vis, err)))
         return -1;
     if (!any_swa)
         return 0;
     uint64_t cells = (uint64_t)window * (r->unified ? r->n_seq : 1) + r->n_ubatch;
     cells = p->swa_full ? r->n_ctx_seq : PAD(cells < r->n_ctx_seq ? cells : r->n_ctx_seq, 256);
-    return build_cache(m, p, r, 1, cells, err);
+    return build_cache(m, p, r, 1, cells, vis, err);
 }
 
 /* Section 9: the PLE row (P) only qwen4exp's recurrent cache has, for one
@@ -452,7 +477,7 @@ static int check_ple(const kvp_model *m, kvp_error *err)
 
 /* Section 7: llama_memory_recurrent, f32 whatever -ctk/-ctv say. */
 static int build_recurrent(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
-                           kvp_error *err)
+                           const kvp_cache_visitor *vis, kvp_error *err)
 {
     kvp_llama_recurrent *s = &r->recurrent;
     uint64_t rows = (uint64_t)(r->n_seq ? r->n_seq : 1) * (1 + p->n_rs_seq);
@@ -471,6 +496,10 @@ static int build_recurrent(const kvp_model *m, const kvp_llama_params *p, kvp_ll
             kvp_mul(es, 4 * rows, &sb) || kvp_add(s->r_bytes, rb, &s->r_bytes) ||
             kvp_add(s->s_bytes, sb, &s->s_bytes))
             return kvp_fail(err, KVP_EINPUT, "%s: state size overflows 64 bits", m->name);
+        visit(vis, -1, il, 'R', KVP_F32, er, 4 * er, rows);
+        visit(vis, -1, il, 'S', KVP_F32, es, 4 * es, rows);
+        if (L->ple_conv_state)
+            visit(vis, -1, il, 'P', KVP_F32, L->ple_conv_state, 4 * L->ple_conv_state, rows);
     }
     if (!r->has_recurrent)
         return 0;
@@ -537,6 +566,12 @@ static int around_cache(const kvp_model *m, kvp_llama_result *r, kvp_error *err)
 int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r,
               kvp_error *err)
 {
+    return kvp_llama_walk(m, p, NULL, r, err);
+}
+
+int kvp_llama_walk(const kvp_model *m, const kvp_llama_params *p, const kvp_cache_visitor *vis,
+                   kvp_llama_result *r, kvp_error *err)
+{
     memset(r, 0, sizeof *r);
     const struct llama_version *v = find_version(p->version);
     if (!v)
@@ -552,7 +587,7 @@ int kvp_llama(const kvp_model *m, const kvp_llama_params *p, kvp_llama_result *r
     if (p->n_ubatch == 0 && p->n_batch == 0)
         return kvp_fail(err, KVP_EUSAGE, "-b 0: the batch size must be at least 1");
     if (resolve_context(m, p, v, r, err) || check_types(m, p, r, err) ||
-        check_ple(m, err) || build_kv(m, p, r, err) || build_recurrent(m, p, r, err))
+        check_ple(m, err) || build_kv(m, p, r, vis, err) || build_recurrent(m, p, r, vis, err))
         return -1;
     if (!honours_swa(m, p))
         for (uint32_t il = 0; il < m->n_layers; il++)

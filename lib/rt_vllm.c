@@ -44,58 +44,12 @@ static const struct vllm_version {
     {"0.29.1", 1, 1},
 };
 
-/* nvidia-smi's memory.total, in MiB, and the compute capability that picks
- * the MLA backend. */
-static const struct gpu {
-    const char *name, *aliases;
-    uint64_t mib;
-    int sm;
-} gpus[] = {
-    {"A100-80GB", "a100 a100-80 a100-80gb a100-sxm4-80gb a100-pcie-80gb", 81920, 80},
-    {"A100-40GB", "a100-40 a100-40gb a100-sxm4-40gb", 40960, 80},
-    {"H100", "h100 h100-80gb h100-sxm h100-pcie", 81559, 90},
-    {"H200", "h200 h200-141gb", 143771, 90},
-    {"B200", "b200", 183359, 100},
-    {"L4", "l4", 23034, 89},
-    {"L40S", "l40s", 46068, 89},
-    {"A10G", "a10g a10", 23028, 86},
-    {"RTX-3090", "rtx3090 3090 rtx-3090", 24576, 86},
-    {"RTX-4090", "rtx4090 4090 rtx-4090", 24564, 89},
-    {"RTX-5090", "rtx5090 5090 rtx-5090", 32607, 120},
-};
-#define N_GPUS (sizeof gpus / sizeof gpus[0])
+const char *kvp_vllm_gpus(void) { return kvp_gpu_list(); }
 
-const char *kvp_vllm_gpus(void)
+/* The GPU table (lib/gpus.c); no --gpu: an A100 80GB. */
+static const kvp_gpu *find_gpu(const char *name)
 {
-    static char buf[512];
-    if (!buf[0])
-        for (size_t i = 0; i < N_GPUS; i++)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s (%llu MiB)", i ? ", " : "",
-                     gpus[i].name, (unsigned long long)gpus[i].mib);
-    return buf;
-}
-
-static int word_in(const char *list, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ' ');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncasecmp(p, w, n) == 0)
-            return 1;
-        p += len + (e != NULL);
-    }
-    return 0;
-}
-
-static const struct gpu *find_gpu(const char *name)
-{
-    if (!name)
-        return &gpus[0];
-    for (size_t i = 0; i < N_GPUS; i++)
-        if (strcasecmp(name, gpus[i].name) == 0 || word_in(gpus[i].aliases, name))
-            return &gpus[i];
-    return NULL;
+    return name ? kvp_gpu_find(name) : kvp_gpu_find("A100-80GB");
 }
 
 void kvp_vllm_defaults(kvp_vllm_params *p)
@@ -150,12 +104,12 @@ static int resolve_len(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_re
 
 /* ---- section 10: scheduler defaults ---------------------------------------- */
 
-static void resolve_batch(const kvp_vllm_params *p, const struct gpu *g, kvp_vllm_result *r)
+static void resolve_batch(const kvp_vllm_params *p, const kvp_gpu *g, kvp_vllm_result *r)
 {
     uint64_t tokens, seqs;
-    if (g->mib >= 160 * 1024)
+    if (g->memory_mib >= 160 * 1024)
         tokens = 16384, seqs = 1024;
-    else if (g->mib >= 70 * 1024 && !strstr(g->name, "A100"))
+    else if (g->memory_mib >= 70 * 1024 && !strstr(g->name, "A100"))
         tokens = p->entry_serve ? 8192 : 16384, seqs = 1024;
     else
         tokens = p->entry_serve ? 2048 : 8192, seqs = 256;
@@ -392,7 +346,7 @@ static uint64_t dsa_indexer_token_bytes(uint32_t head_dim)
  * other GPUs) stores DeepSeek's fp8_ds_mla layout, 656 bytes a token (512
  * fp8 values, 4 fp32 scales, 64 bf16 rope values); FlashInfer sparse, which
  * vLLM prefers for fp8 on Blackwell (sm 10.x), stores plain fp8. */
-static int dsa_fp8_ds_mla(const struct gpu *g) { return !(g->sm >= 100 && g->sm < 110); }
+static int dsa_fp8_ds_mla(const kvp_gpu *g) { return !(g->sm >= 100 && g->sm < 110); }
 
 /* A layer's specs: its attention, its state, or both (Falcon-H1 runs a
  * Mamba2 mixer beside every attention layer), and a DSA layer's indexer
@@ -529,7 +483,7 @@ static void uniform_group(const bucket *b, size_t nb, uint32_t bs, uint64_t infl
              layers, kvp_layer_kind_name(G->kind), a, c, d);
 }
 
-static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *gpu,
+static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const kvp_gpu *gpu,
                         const struct vllm_version *v, kvp_dtype kv_t, kvp_vllm_result *r,
                         kvp_error *err)
 {
@@ -702,7 +656,7 @@ static int build_groups(const kvp_model *m, const kvp_vllm_params *p, const stru
 
 /* ---- section 2: the memory the cache gets ------------------------------------ */
 
-static int resolve_memory(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
+static int resolve_memory(const kvp_model *m, const kvp_vllm_params *p, const kvp_gpu *g,
                           kvp_vllm_result *r, kvp_error *err)
 {
     if (p->kv_cache_memory) {
@@ -806,7 +760,7 @@ static void format_log(kvp_vllm_result *r)
 }
 
 /* One stage's pool: groups, memory, fit check, blocks and capacity. */
-static int run_stage(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
+static int run_stage(const kvp_model *m, const kvp_vllm_params *p, const kvp_gpu *g,
                      const struct vllm_version *v, kvp_dtype kv_t, kvp_vllm_result *r,
                      kvp_error *err)
 {
@@ -838,7 +792,7 @@ static void stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, ui
     }
 }
 
-static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const struct gpu *g,
+static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const kvp_gpu *g,
                       const struct vllm_version *v, kvp_dtype kv_t, kvp_vllm_result *r,
                       kvp_error *err)
 {
@@ -916,7 +870,7 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
             return kvp_fail(err, KVP_EUSAGE, "--vllm-version %s: kvplan knows 0.28.0 and 0.29.1",
                             p->version);
     }
-    const struct gpu *g = find_gpu(p->gpu);
+    const kvp_gpu *g = find_gpu(p->gpu);
     if (!g)
         return kvp_fail(err, KVP_EUSAGE, "--gpu %s: unknown GPU; kvplan knows %s", p->gpu,
                         kvp_vllm_gpus());
@@ -925,7 +879,7 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
                         p->gpu_memory_utilization);
     r->version = v->name;
     r->gpu = g->name;
-    r->gpu_total_bytes = g->mib << 20;
+    r->gpu_total_bytes = g->memory_mib << 20;
     r->tp = p->tp ? p->tp : 1;
     r->pp = p->pp ? p->pp : 1;
     if (r->tp > 1024)

@@ -74,10 +74,29 @@ static const struct opt {
     {"offline", {"--offline", NULL}, 0},
     {"revision", {"--revision", NULL}, 1},
     {"llama", {"--llama", NULL}, 0},
+    {"n-gpu-layers", {"-ngl", "--n-gpu-layers", "--gpu-layers"}, 1},
+    {"tensor-split", {"-ts", "--tensor-split", NULL}, 1},
+    {"override-tensor", {"-ot", "--override-tensor", NULL}, 1},
+    {"cpu-moe", {"-cmoe", "--cpu-moe", NULL}, 0},
+    {"n-cpu-moe", {"-ncmoe", "--n-cpu-moe", NULL}, 1},
+    {"no-kv-offload", {"-nkvo", "--no-kv-offload", NULL}, 0},
+    {"kv-offload", {"-kvo", "--kv-offload", NULL}, 0},
+    {"no-mmap", {"--no-mmap", NULL}, 0},
+    {"mmap", {"--mmap", NULL}, 0},
+    {"load-mode", {"-lm", "--load-mode", NULL}, 1},
+    {"fit", {"-fit", "--fit", NULL}, 1},
+    {"device-memory", {"--device-memory", NULL}, 1},
+    {"weights-type", {"--weights-type", NULL}, 1},
 };
 
 /* Where a MODEL is looked for, beside --family (kvp_load_opts). */
 #define MODEL_SOURCE_KEYS "offline revision"
+
+/* llama.cpp's placement flags, accepted as a set ("llama-place"); --gpu
+ * comes with the vLLM set and names devices for both. */
+#define PLACE_KEYS "n-gpu-layers tensor-split override-tensor cpu-moe n-cpu-moe " \
+                   "no-kv-offload kv-offload no-mmap mmap load-mode fit device-memory " \
+                   "weights-type"
 
 /* vLLM's options, so commands can accept them as a set. */
 #define VLLM_KEYS "max-model-len gpu-memory-utilization max-num-batched-tokens max-num-seqs " \
@@ -140,10 +159,105 @@ static int set_vllm_opt(const char *k, const char *arg, const char *val, cli_opt
         o->entry_serve = val[0] == 's';
         return 0;
     }
-    if (!strcmp(k, "gpu"))
-        o->gpu = val;
-    else if (!strcmp(k, "vllm-version"))
+    if (!strcmp(k, "gpu")) {
+        kvp_error e;
+        o->gpu = val; /* vLLM: one card; llama.cpp: one more device each time */
+        if (kvp_llama_placement_add_gpu(&o->place, val, &e))
+            return cli_fail(EXIT_USAGE, "%s", e.msg);
+        o->place_set = 1;
+    } else if (!strcmp(k, "vllm-version"))
         o->vllm_version = val;
+    return 0;
+}
+
+/* Appends one override ("REGEX=BUFT", or several joined by commas) in the
+ * order given: llama.cpp takes the first pattern that matches. */
+static int add_override(cli_opts *o, const char *arg, const char *text)
+{
+    size_t len = strlen(o->overrides);
+    if (snprintf(o->overrides + len, sizeof o->overrides - len, "%s%s", len ? "," : "", text) >=
+        (int)(sizeof o->overrides - len))
+        return cli_fail(EXIT_USAGE, "%s: too many tensor overrides", arg);
+    return 0;
+}
+
+/* is_truthy / is_falsey of common/arg.cpp */
+static int on_off(const char *v)
+{
+    if (!strcmp(v, "on") || !strcmp(v, "enabled") || !strcmp(v, "true") || !strcmp(v, "1"))
+        return 1;
+    if (!strcmp(v, "off") || !strcmp(v, "disabled") || !strcmp(v, "false") || !strcmp(v, "0"))
+        return 0;
+    return -1;
+}
+
+static int set_place_opt(const char *k, const char *arg, const char *val, cli_opts *o)
+{
+    kvp_llama_placement *pl = &o->place;
+    kvp_error e;
+    uint32_t n;
+    o->place_set = 1;
+    if (!strcmp(k, "n-gpu-layers")) {
+        o->ngl_set = 1;
+        return kvp_llama_parse_ngl(val, &pl->offload.n_gpu_layers, &e) ? cli_fail_err(&e) : 0;
+    }
+    if (!strcmp(k, "tensor-split")) {
+        memset(pl->offload.tensor_split, 0, sizeof pl->offload.tensor_split);
+        if (kvp_llama_parse_tensor_split(val, pl->offload.tensor_split, 8, &n, &e))
+            return cli_fail_err(&e);
+        for (uint32_t i = 0; i < n; i++)
+            pl->tensor_split_given |= pl->offload.tensor_split[i] > 0;
+        return 0;
+    }
+    if (!strcmp(k, "override-tensor"))
+        return add_override(o, arg, val);
+    if (!strcmp(k, "cpu-moe") || !strcmp(k, "n-cpu-moe")) {
+        char text[16384];
+        uint64_t count = 0;
+        if (k[0] == 'n' && (strspn(val, "0123456789") != strlen(val) || !*val ||
+                            (count = strtoull(val, NULL, 10)) > 256))
+            return cli_fail(EXIT_USAGE, "%s %s: want a number of layers, 0 to 256", arg, val);
+        if (k[0] == 'n' && !count)
+            return 0;
+        if (kvp_offload_cpu_moe(k[0] == 'n' ? (int32_t)count : -1, text, sizeof text))
+            return cli_fail(EXIT_USAGE, "%s: too many tensor overrides", arg);
+        return add_override(o, arg, text);
+    }
+    if (!strcmp(k, "no-kv-offload") || !strcmp(k, "kv-offload")) {
+        o->kvo_set = 1;
+        pl->no_kv_offload = k[0] == 'n';
+        return 0;
+    }
+    if (!strcmp(k, "no-mmap") || !strcmp(k, "mmap")) {
+        o->mmap_set = 1;
+        pl->no_mmap = k[0] == 'n';
+        return 0;
+    }
+    if (!strcmp(k, "load-mode")) {
+        o->mmap_set = 1;
+        /* auto, mmap and mmap+mlock map the file; none, mlock and dio read it */
+        if (!strcmp(val, "auto") || !strcmp(val, "mmap") || !strcmp(val, "mmap+mlock"))
+            pl->no_mmap = 0;
+        else if (!strcmp(val, "none") || !strcmp(val, "mlock") || !strcmp(val, "dio"))
+            pl->no_mmap = 1;
+        else
+            return cli_fail(EXIT_USAGE, "%s %s: auto, none, mmap, mlock, mmap+mlock or dio", arg,
+                            val);
+        return 0;
+    }
+    if (!strcmp(k, "fit")) {
+        if ((pl->fit = on_off(val)) < 0)
+            return cli_fail(EXIT_USAGE, "%s %s: on or off", arg, val);
+        return 0;
+    }
+    if (!strcmp(k, "device-memory"))
+        return kvp_llama_placement_add_memory(pl, val, &e) ? cli_fail_err(&e) : 0;
+    if (!strcmp(k, "weights-type")) {
+        if (!kvp_weights_type_find(val))
+            return cli_fail(EXIT_USAGE, "%s %s: unknown; kvplan knows %s", arg, val,
+                            kvp_weights_type_list());
+        pl->weights_type = val;
+    }
     return 0;
 }
 
@@ -237,6 +351,8 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
                          k[9] == 'b' ? &o->capacity_blocks : &o->capacity_tokens);
     } else if (accepts(VLLM_KEYS, k)) {
         return set_vllm_opt(k, arg, val, o);
+    } else if (accepts(PLACE_KEYS, k)) {
+        return set_place_opt(k, arg, val, o);
     } else if (!strcmp(k, "json")) {
         o->json = 1;
     } else if (!strcmp(k, "llama")) {
@@ -258,12 +374,15 @@ int cli_parse(int argc, char **argv, const char *accepted, cli_opts *o)
     o->flash_attn = KVP_FA_AUTO;
     o->kv_unified = -1;
     o->prefix_caching = -1;
+    kvp_llama_placement_defaults(&o->place);
     /* where MODEL comes from: every command that reads one takes these */
-    if (accepts(accepted, "family") || accepts(accepted, "vllm"))
+    if (accepts(accepted, "family") || accepts(accepted, "vllm") ||
+        accepts(accepted, "llama-place"))
         accepted = o->accepted_buf,
-        snprintf(o->accepted_buf, sizeof o->accepted_buf, "%s%s%s", o->accepted,
+        snprintf(o->accepted_buf, sizeof o->accepted_buf, "%s%s%s%s", o->accepted,
                  accepts(o->accepted, "vllm") ? " " VLLM_KEYS : "",
-                 accepts(o->accepted, "family") ? " " MODEL_SOURCE_KEYS : "");
+                 accepts(o->accepted, "family") ? " " MODEL_SOURCE_KEYS : "",
+                 accepts(o->accepted, "llama-place") ? " " PLACE_KEYS : "");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         if (a[0] != '-' || !a[1]) {
@@ -449,4 +568,10 @@ void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p)
     p->entry_serve = o->entry_serve;
     const char *e = getenv("VLLM_ALLOW_LONG_MAX_MODEL_LEN");
     p->allow_long_max_model_len = e && (!strcmp(e, "1") || !strcasecmp(e, "true"));
+}
+
+void cli_llama_placement(const cli_opts *o, kvp_llama_placement *pl)
+{
+    *pl = o->place;
+    pl->offload.overrides = o->overrides[0] ? o->overrides : NULL;
 }

@@ -34,6 +34,12 @@ typedef struct cli_opts {
     kvp_flash_attn flash_attn;
     int swa_full, kv_unified;
     const char *llama_version;
+    /* llama.cpp placement (-ngl, -ts, -ot, --cpu-moe, -nkvo, --no-mmap, --fit, the
+     * devices): built as the flags come, overrides in the order given */
+    kvp_llama_placement place;
+    char overrides[16384];
+    int place_set;           /* a placement flag or a device was given */
+    int ngl_set, mmap_set, kvo_set; /* -ngl, --no-mmap / --load-mode, -nkvo / -kvo given */
     /* vLLM */
     uint64_t max_model_len, max_num_batched_tokens, kv_cache_memory;
     uint32_t max_num_seqs, block_size, tp, pp;
@@ -88,6 +94,8 @@ int cli_load_model(cli_opts *o, const char *cmd, kvp_model **m);
 void cli_theory_params(const cli_opts *o, kvp_theory_params *p);
 void cli_llama_params(const cli_opts *o, kvp_llama_params *p);
 void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p);
+/* llama.cpp's placement from the options (overrides point into o). */
+void cli_llama_placement(const cli_opts *o, kvp_llama_placement *pl);
 /* "5 full + 29 sliding" */
 const char *fmt_kinds(const kvp_model *m, char *buf, size_t n);
 

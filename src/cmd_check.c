@@ -13,14 +13,20 @@
 #define MAX_LOG_BYTES (256u << 20)
 
 static const char help[] =
-    "usage: kvplan check LOGFILE MODEL [--llama-version V] [--vllm-version V --gpu NAME]\n"
-    "                    [-tp N] [--block-size N] [--kv-cache-dtype T] [--no-enable-prefix-caching]\n"
+    "usage: kvplan check LOGFILE MODEL [--llama-version V] [placement flags]\n"
+    "                    [--vllm-version V --gpu NAME] [-tp N] [--block-size N]\n"
+    "                    [--kv-cache-dtype T] [--no-enable-prefix-caching]\n"
     "\n"
     "LOGFILE is what llama.cpp (llama-server, llama-cli, ...) or vLLM printed when it\n"
     "started; MODEL is the model it ran (a GGUF, a config.json, a catalog name).\n"
     "llama.cpp: the settings are read from the log's llama_context lines (n_ctx,\n"
     "n_seq_max, n_ubatch, flash_attn, kv_unified), the cache types from its size lines;\n"
-    "kvplan predicts the same run and compares every size line, byte for byte.\n"
+    "kvplan predicts the same run and compares every size line, byte for byte, then\n"
+    "every buffer line (model, KV, RS, output, compute) and the memory breakdown table.\n"
+    "The placement comes from the log too: the GPUs from its buffer names, -ngl from\n"
+    "\"offloaded A/B layers\", mmap from its load_mode, -nkvo when offloaded layers\n"
+    "keep their KV on the host; give what the log cannot say (-ts, -ot, --cpu-moe,\n"
+    "--n-cpu-moe) as you ran it. Compute buffers are compared where kvplan models them.\n"
     "vLLM: from \"Available KV cache memory: X GiB\" (2 decimals, so a range) kvplan\n"
     "predicts the token capacity and concurrency and checks the logged ones fall in it;\n"
     "vLLM's own flags (-tp, --block-size, --kv-cache-dtype, prefix caching) are not in\n"
@@ -55,11 +61,178 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* "CUDA0" -> backend "CUDA", index 0; -1 for host buffer types. */
+static int device_index(const char *name, char *backend, size_t n)
+{
+    size_t len = strlen(name), digits = 0;
+    while (digits < len && name[len - 1 - digits] >= '0' && name[len - 1 - digits] <= '9')
+        digits++;
+    if (!digits || digits == len || !strncmp(name, "CPU", 3) || strchr(name, '_'))
+        return -1;
+    if (backend)
+        snprintf(backend, n, "%.*s", (int)(len - digits), name);
+    return atoi(name + len - digits);
+}
+
+/* What the log says about placement, where the command line did not. */
+static void placement_from_log(const kvp_log *L, const cli_opts *o, kvp_llama_placement *pl)
+{
+    kvp_error e;
+    int n_dev = 0, device_kv = 0, any_kv = 0;
+    uint64_t mem[8] = {0};
+    for (size_t i = 0; i < L->n_buffers; i++) {
+        int d = device_index(L->buffers[i].name, pl->backend, sizeof pl->backend);
+        if (d >= 0 && d < 8 && d + 1 > n_dev)
+            n_dev = d + 1;
+        any_kv |= !strcmp(L->buffers[i].kind, "KV");
+        device_kv |= d >= 0 && (!strcmp(L->buffers[i].kind, "KV") || !strcmp(L->buffers[i].kind,
+                                                                             "RS"));
+    }
+    for (size_t i = 0; i < L->n_breakdown; i++) {
+        int d = device_index(L->breakdown[i].name, pl->backend, sizeof pl->backend);
+        if (d >= 0 && d < 8) {
+            n_dev = d + 1 > n_dev ? d + 1 : n_dev;
+            mem[d] = (uint64_t)L->breakdown[i].total << 20;
+        }
+    }
+    if (!pl->offload.n_devices)
+        for (int d = 0; d < n_dev; d++) {
+            char size[32];
+            snprintf(size, sizeof size, "%lluMiB", (unsigned long long)(mem[d] >> 20));
+            if (mem[d])
+                kvp_llama_placement_add_memory(pl, size, &e);
+            else
+                pl->offload.n_devices++; /* memory unknown */
+        }
+    if (!o->ngl_set && L->offloaded >= 0)
+        pl->offload.n_gpu_layers = L->offloaded;
+    if (!o->mmap_set && L->load_mode_mmap >= 0)
+        pl->no_mmap = !L->load_mode_mmap;
+    if (!o->kvo_set && pl->offload.n_devices && any_kv && !device_kv && L->offloaded > 1)
+        pl->no_kv_offload = 1;
+}
+
+/* Why kvplan does not compare a logged buffer line, or NULL. */
+static const char *not_compared(const char *kind, const kvp_model *m, const kvp_log *L,
+                                const kvp_llama_devices *d)
+{
+    if (L->no_alloc && (!strcmp(kind, "model") || !strcmp(kind, "KV")))
+        return "a metadata-only run (no_alloc) allocates no model or KV buffer";
+    if (!strcmp(kind, "model") && d->weights_computed)
+        return "kvplan computes a config.json's weights; give the GGUF that ran";
+    if (!strcmp(kind, "model") && !d->weights_known)
+        return "kvplan does not know this model's weights";
+    if (!strcmp(kind, "output") && !m->tensors)
+        return "a config.json's vocab_size may differ from the GGUF's; give the GGUF that ran";
+    if (!strcmp(kind, "compute") && !d->compute.modelled)
+        return "kvplan does not model this run's compute buffers";
+    return NULL;
+}
+
+/* kvplan's k-th buffer of this kind and name, or NULL. */
+static const kvp_llama_buffer *nth_buffer(const kvp_llama_devices *d, const char *kind,
+                                          const char *name, size_t k)
+{
+    for (size_t i = 0; i < d->n_buffers; i++)
+        if (!strcmp(d->buffers[i].kind, kind) && !strcmp(d->buffers[i].name, name) && !k--)
+            return &d->buffers[i];
+    return NULL;
+}
+
+/* Each buffer line of the log beside kvplan's; counts compared and equal. */
+static void compare_buffers(const kvp_model *m, const kvp_log *L, const kvp_llama_devices *d,
+                            size_t *compared, size_t *same)
+{
+    for (size_t i = 0; i < L->n_buffers; i++) {
+        const struct kvp_log_buffer *b = &L->buffers[i];
+        size_t k = 0;
+        for (size_t j = 0; j < i; j++)
+            k += !strcmp(L->buffers[j].kind, b->kind) && !strcmp(L->buffers[j].name, b->name);
+        const char *why = not_compared(b->kind, m, L, d);
+        if (why) {
+            printf("  logged:  %s\n  not compared: %s\n", b->line, why);
+            continue;
+        }
+        const kvp_llama_buffer *mine = nth_buffer(d, b->kind, b->name, k);
+        char a[32], c[32];
+        snprintf(a, sizeof a, "%.2f", b->mib);
+        if (mine)
+            snprintf(c, sizeof c, "%.2f", (double)mine->bytes / 1024.0 / 1024.0);
+        int ok = mine && !strcmp(a, c);
+        ++*compared;
+        *same += ok;
+        printf("  logged:  %s\n  kvplan:  %s\n  %s\n", b->line, mine ? mine->log : "(no line)",
+               ok ? "match" : "DIFFERS");
+    }
+    /* what kvplan predicts that the log lacks, for the kinds it compared */
+    for (size_t i = 0; i < d->n_buffers; i++) {
+        const kvp_llama_buffer *mine = &d->buffers[i];
+        size_t k = 0, logged = 0, found = 0;
+        for (size_t j = 0; j < i; j++)
+            k += !strcmp(d->buffers[j].kind, mine->kind) && !strcmp(d->buffers[j].name, mine->name);
+        for (size_t j = 0; j < L->n_buffers; j++) {
+            if (strcmp(L->buffers[j].kind, mine->kind))
+                continue;
+            logged++;
+            found += !strcmp(L->buffers[j].name, mine->name);
+        }
+        if (!logged || found > k || not_compared(mine->kind, m, L, d))
+            continue;
+        ++*compared;
+        printf("  logged:  (no line)\n  kvplan:  %s\n  DIFFERS\n", mine->log);
+    }
+}
+
+/* "17904", or why the figure is not compared */
+static const char *mib_floor(const char *why, uint64_t bytes, char *buf, size_t n)
+{
+    if (why)
+        return "(not compared)";
+    snprintf(buf, n, "%llu", (unsigned long long)(bytes >> 20));
+    return buf;
+}
+
+/* The memory breakdown table (integer MiB, rounded down): context (KV and
+ * state) per row, model and compute where they are compared. */
+static void compare_breakdown(const kvp_model *m, const kvp_log *L, const kvp_llama_devices *d,
+                              size_t *compared, size_t *same)
+{
+    for (size_t i = 0; i < L->n_breakdown; i++) {
+        const struct kvp_log_breakdown *b = &L->breakdown[i];
+        const kvp_device_mem *row = NULL;
+        char x[32], y[32];
+        for (uint32_t r = 0; r < d->n_rows; r++)
+            if (!strcmp(d->rows[r].name, b->name) || (r == 0 && !strcmp(b->name, "Host")))
+                row = &d->rows[r];
+        ++*compared;
+        printf("  logged:  %s\n", b->line);
+        if (!row) {
+            printf("  kvplan:  (no such device)\n  DIFFERS\n");
+            continue;
+        }
+        const char *why_model = not_compared("model", m, L, d),
+                   *why_compute = not_compared("compute", m, L, d);
+        uint64_t context = (row->kv_bytes + row->recurrent_bytes) >> 20;
+        int ok = (int64_t)context == b->context &&
+                 (why_model || (int64_t)(row->weights_bytes >> 20) == b->model) &&
+                 (why_compute || (int64_t)(row->compute_bytes >> 20) == b->compute);
+        printf("  kvplan:  model %s, context %llu, compute %s\n  %s\n",
+               mib_floor(why_model, row->weights_bytes, x, sizeof x),
+               (unsigned long long)context, mib_floor(why_compute, row->compute_bytes, y, sizeof y),
+               ok ? "match" : "DIFFERS");
+        *same += ok;
+    }
+}
+
 static int check_llama(const kvp_model *m, const kvp_log *L, const cli_opts *o)
 {
     kvp_llama_params p;
+    kvp_llama_placement pl;
     kvp_llama_result r;
+    kvp_llama_devices *d = malloc(sizeof *d);
     kvp_error e;
+    if (!d)
+        return cli_fail(EXIT_INPUT, "out of memory");
     kvp_llama_defaults(&p);
     p.version = o->llama_version;
     p.n_ctx = L->n_ctx;
@@ -79,10 +252,18 @@ static int check_llama(const kvp_model *m, const kvp_log *L, const cli_opts *o)
            kvp_dtype_name(L->type_k), kvp_dtype_name(L->type_v), L->swa_full ? ", --swa-full" : "",
            L->arch[0] ? ", arch " : "", L->arch);
     printf("model: %s (%s)\n\n", m->name, m->gguf_arch[0] ? m->gguf_arch : m->arch);
-    if (kvp_llama(m, &p, &r, &e)) {
+    cli_llama_placement(o, &pl);
+    placement_from_log(L, o, &pl);
+    if (kvp_llama_plan(m, &p, &pl, &r, d, &e)) {
         printf("kvplan refuses these settings: %s\n", e.msg);
+        free(d);
         return EXIT_DIFFERS;
     }
+    if (pl.offload.n_devices)
+        printf("placement: %u %s device%s, -ngl %d%s%s\n\n", pl.offload.n_devices,
+               pl.backend[0] ? pl.backend : "CUDA", pl.offload.n_devices == 1 ? "" : "s",
+               (int)d->n_gpu_layers, pl.no_mmap ? ", no mmap" : "",
+               pl.no_kv_offload ? ", -nkvo" : "");
     int differ = r.n_ctx != L->n_ctx || (L->n_ctx_seq && r.n_ctx_seq != L->n_ctx_seq);
     if (differ)
         printf("n_ctx: logged %llu / %llu per sequence, kvplan %llu / %llu\n",
@@ -100,7 +281,19 @@ static int check_llama(const kvp_model *m, const kvp_log *L, const cli_opts *o)
         printf("note: the log's architecture is %s, the model's %s: is this the model that ran?\n",
                L->arch, m->gguf_arch);
     printf("\n%zu of %zu size lines match\n", same, n);
-    return differ || same != n ? EXIT_DIFFERS : 0;
+    size_t bufs = 0, bufs_same = 0, rows = 0, rows_same = 0;
+    if (L->n_buffers) {
+        printf("\nbuffers:\n");
+        compare_buffers(m, L, d, &bufs, &bufs_same);
+        printf("\n%zu of %zu buffer lines compared match\n", bufs_same, bufs);
+    }
+    if (L->n_breakdown) {
+        printf("\nmemory breakdown (MiB, rounded down):\n");
+        compare_breakdown(m, L, d, &rows, &rows_same);
+        printf("\n%zu of %zu breakdown rows match\n", rows_same, rows);
+    }
+    free(d);
+    return differ || same != n || bufs_same != bufs || rows_same != rows ? EXIT_DIFFERS : 0;
 }
 
 /* vLLM prints the available memory rounded to 0.01 GiB: every byte count in
@@ -160,7 +353,7 @@ int cmd_check(int argc, char **argv)
     size_t len;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
-    int rc = cli_parse(argc, argv, "models llama-version vllm family", &o);
+    int rc = cli_parse(argc, argv, "models llama-version vllm family llama-place", &o);
     if (rc)
         return rc;
     if (o.n_models != 2)

@@ -33,6 +33,22 @@ static const char help[] =
     "  --kv-unified, --no-kv-unified   one stream for all sequences, or one each\n"
     "                        (an explicit -np means not unified, as llama-server)\n"
     "  --llama-version V     rule set: v0.5.0 (= b11146, default) or b11223\n"
+    "llama.cpp placement (memory per device, as llama-server places it):\n"
+    "  --gpu NAME            one more GPU from kvplan's table (RTX-4090, H100, ...);\n"
+    "                        repeat it, or 2xH100 for two; none: CPU only\n"
+    "  --device-memory SIZE  one more GPU of this memory (12GiB, 24GB); repeatable\n"
+    "  -ngl, --n-gpu-layers N|auto|all  layers on the GPUs, the output layer counted\n"
+    "                        (default auto: all of them when a GPU is given)\n"
+    "  -ts, --tensor-split A,B,...  shares of the layers per GPU (default: by memory)\n"
+    "  -ot, --override-tensor REGEX=BUFT[,...]  tensors whose name matches go to BUFT\n"
+    "                        (CPU, CUDA0, ...); repeatable, the first match wins\n"
+    "  --cpu-moe, --n-cpu-moe N   every MoE expert tensor (of the first N layers) on\n"
+    "                        the CPU\n"
+    "  -nkvo, --no-kv-offload  every layer's KV and state in host memory\n"
+    "  --no-mmap, --load-mode none  host weights read into memory, not mapped\n"
+    "  --fit on|off          llama.cpp's automatic fitting (on by default), for the notes\n"
+    "  --weights-type T      a config.json's weights: Q4_K_M (default), Q8_0, F16, BF16,\n"
+    "                        ... (computed from the parameter count, not read)\n"
     "\n"
     "theory: sliding-window layers hold min(tokens of a sequence, window) cells, chunked\n"
     "layers min(tokens, chunk); linear-attention and Mamba layers a fixed state per\n"
@@ -44,7 +60,9 @@ static const char help[] =
     "  kvplan mem gemma-3-4b-it -c 32768 --json\n"
     "  kvplan mem qwen3.5-9b -c 128k -np 4 -ctk q8_0 -ctv q8_0\n"
     "  kvplan mem gemma-3-4b-it --runtime llama.cpp -c 32768 -np 1 -fa on\n"
-    "  kvplan mem model.gguf --runtime llama.cpp -c 32k -np 4 --kv-unified -ub 1024\n";
+    "  kvplan mem model.gguf --runtime llama.cpp -c 32k -np 4 --kv-unified -ub 1024\n"
+    "  kvplan mem model.gguf --runtime llama.cpp -c 32k --gpu RTX-4090 -ngl 30\n"
+    "  kvplan mem qwen3-8b --runtime llama.cpp --device-memory 12GiB --weights-type Q8_0\n";
 
 static void theory_table(const kvp_model *m, const kvp_theory_result *r)
 {
@@ -87,7 +105,59 @@ static void theory_table(const kvp_model *m, const kvp_theory_result *r)
                fmt_int(p->n_ctx / p->n_seq, a, sizeof a), fmt_int(m->max_position, b, sizeof b));
 }
 
-static void llama_table(const kvp_model *m, const kvp_llama_result *r)
+/* "12345.67", or the word that stands in for an unknown figure */
+static const char *mib_or(int known, uint64_t bytes, const char *word, char *buf, size_t n)
+{
+    return known ? fmt_mib(bytes, buf, n) : word;
+}
+
+static void placement_line(const kvp_llama_devices *d)
+{
+    if (d->n_rows == 1) {
+        printf("CPU only");
+    } else {
+        char ngl[16];
+        snprintf(ngl, sizeof ngl, "%d", (int)d->ngl_given);
+        printf("-ngl %s: %d of %d layers on the GPU%s (the output layer counted)",
+               d->ngl_given == -1 ? "auto" : d->ngl_given == -2 ? "all" : ngl,
+               (int)d->n_gpu_layers, (int)d->n_layer_all + 1, d->n_rows > 2 ? "s" : "");
+        printf(", KV %s", d->kv_offload ? "with its layer" : "in host memory (-nkvo)");
+    }
+    printf(", weights %s", d->use_mmap ? "mapped (mmap)" : "read into memory (no mmap)");
+}
+
+/* The run's memory per device: the host first, then each GPU. */
+static void devices_table(const kvp_llama_devices *d)
+{
+    char a[32], b[32], c[32], e[32], f[32], g[32], h[32];
+    printf("\nmemory per device (");
+    placement_line(d);
+    printf("):\n");
+    printf("%-20s %11s %11s %11s %13s %9s %11s %11s  %s\n", "device", "weights", "KV", "state",
+           "compute", "output", "total", "memory", "exact");
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        const kvp_device_mem *r = &d->rows[i];
+        char name[48];
+        snprintf(name, sizeof name, "%s%s%s", r->name, r->label[0] ? " " : "", r->label);
+        printf("%-20s %11s %11s %11s %13s %9s %11s %11s  %s\n", name,
+               mib_or(d->weights_known, r->weights_bytes, "unknown", a, sizeof a),
+               fmt_mib(r->kv_bytes, b, sizeof b), fmt_mib(r->recurrent_bytes, c, sizeof c),
+               mib_or(r->compute_modelled, r->compute_bytes, "not modelled", e, sizeof e),
+               fmt_mib(r->output_bytes, f, sizeof f), fmt_mib(r->total_bytes, g, sizeof g),
+               mib_or(r->memory_bytes > 0, r->memory_bytes, "-", h, sizeof h),
+               r->exact ? "yes" : "no");
+    }
+    if (d->weights_computed)
+        printf("weights: computed, not read (%s, %.3f bits a weight: %s)\n", d->weights_type->name,
+               d->weights_type->milli_bits / 1000.0, d->weights_type->basis);
+    if (!d->compute.modelled)
+        printf("compute buffers: %s; the totals leave them out\n", d->compute.how);
+    for (size_t i = 0; i < d->n_over; i++)
+        printf("%s\n", d->over[i]);
+}
+
+static void llama_table(const kvp_model *m, const kvp_llama_result *r,
+                        const kvp_llama_devices *dev)
 {
     char a[32], b[32], c[32], d[32], e[32];
     printf("%s · llama.cpp %s rules · n_ctx %s (%s per sequence) · %u seq%s, %u stream%s%s · "
@@ -116,23 +186,19 @@ static void llama_table(const kvp_model *m, const kvp_llama_result *r)
     }
     printf("\ntotal: %s MiB (%s bytes; MiB = 2^20 bytes)\n", fmt_mib(r->total_bytes, a, sizeof a),
            fmt_int(r->total_bytes, b, sizeof b));
-    if (r->weights_bytes || r->output_bytes)
-        printf("beside it on a CPU-only run:");
-    if (r->weights_bytes)
-        printf(" model buffer %s MiB (the GGUF's tensors)%s", fmt_mib(r->weights_bytes, a, sizeof a),
-               r->output_bytes ? ";" : "");
-    if (r->output_bytes)
-        printf(" output buffer %s MiB (%u logit row%s)", fmt_mib(r->output_bytes, a, sizeof a),
-               r->n_seq, r->n_seq == 1 ? "" : "s");
-    if (r->weights_bytes || r->output_bytes)
-        printf("; compute buffers not yet modelled\n");
+    devices_table(dev);
     printf("\nllama.cpp prints:\n");
+    for (size_t i = 0; i < dev->n_buffers; i++)
+        if (strcmp(dev->buffers[i].kind, "KV") && strcmp(dev->buffers[i].kind, "RS"))
+            printf("  %s\n", dev->buffers[i].log);
+    for (size_t i = 0; i < dev->n_buffers; i++)
+        if (!strcmp(dev->buffers[i].kind, "KV") || !strcmp(dev->buffers[i].kind, "RS"))
+            printf("  %s\n", dev->buffers[i].log);
     for (size_t i = 0; i < r->n_log; i++)
         printf("  %s\n", r->log[i]);
-    if (r->output_log[0])
-        printf("  %s\n", r->output_log);
-    for (size_t i = 0; i < r->n_notes; i++)
-        printf("%s%s\n", i ? "  " : "\nnotes:\n  ", r->notes[i]);
+    for (size_t i = 0; i < r->n_notes + dev->n_notes; i++)
+        printf("%s%s\n", i ? "  " : "\nnotes:\n  ",
+               i < r->n_notes ? r->notes[i] : dev->notes[i - r->n_notes]);
 }
 
 /* {"runtime": NAME, "error": MSG} with MSG escaped for JSON. */
@@ -167,16 +233,25 @@ static int run_theory(const kvp_model *m, const cli_opts *o)
 static int run_llama(const kvp_model *m, const cli_opts *o)
 {
     kvp_llama_params p;
+    kvp_llama_placement pl;
     kvp_llama_result r;
+    kvp_llama_devices *d = malloc(sizeof *d);
     kvp_error e;
+    int rc = 0;
+    if (!d)
+        return cli_fail(EXIT_INPUT, "out of memory");
     cli_llama_params(o, &p);
-    if (kvp_llama(m, &p, &r, &e))
-        return cli_fail_err(&e);
-    if (!o->json)
-        return llama_table(m, &r), 0;
-    char *s = kvp_llama_json(m, &r);
-    int rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
-    free(s);
+    cli_llama_placement(o, &pl);
+    if (kvp_llama_plan(m, &p, &pl, &r, d, &e)) {
+        rc = cli_fail_err(&e);
+    } else if (!o->json) {
+        llama_table(m, &r, d);
+    } else {
+        char *s = kvp_llama_plan_json(m, &r, d);
+        rc = s ? (puts(s), 0) : cli_fail(EXIT_INPUT, "out of memory");
+        free(s);
+    }
+    free(d);
     return rc;
 }
 
@@ -358,7 +433,7 @@ int cmd_mem(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
                        "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version "
-                       "vllm family",
+                       "vllm family llama-place",
                        &o);
     if (rc)
         return rc;

@@ -1,8 +1,10 @@
 /* cmd_paste.c - `kvplan [OPTIONS] -- COMMAND...`: paste the command you run
  * (llama-server ..., vllm serve ...) and get that runtime's memory for it.
- * The command's flags that change the KV cache are passed to `kvplan mem`
- * under the same names; every other flag (ports, offload, chat templates)
- * is set aside and listed, so a whole command line can be pasted as is. */
+ * The command's flags that change the KV cache or where memory goes (-ngl,
+ * -ot, -nkvo, ...) are passed to `kvplan mem` under the same names; every
+ * other flag (ports, chat templates) is set aside and listed, so a whole
+ * command line can be pasted as is.  The devices are kvplan's own options
+ * (--gpu, --device-memory), before the --. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +12,8 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: kvplan [--json] [--gpu NAME] [--kv-cache-memory SIZE] -- COMMAND...\n"
+    "usage: kvplan [--json] [--gpu NAME] [--device-memory SIZE] [--kv-cache-memory SIZE]\n"
+    "              -- COMMAND...\n"
     "\n"
     "COMMAND is the command line you run, pasted as is:\n"
     "  llama-server / llama-cli -m MODEL.gguf [flags]   -> --runtime llama.cpp\n"
@@ -20,14 +23,17 @@ static const char help[] =
     "  ollama run|serve MODEL                           -> --runtime llama.cpp with what\n"
     "                                                      Ollama passes llama-server\n"
     "MODEL is resolved as for every kvplan command (GGUF, config.json, catalog name,\n"
-    "Hugging Face id, ollama:NAME). Flags that size the cache are used; the rest are\n"
-    "listed as ignored. For ollama, OLLAMA_CONTEXT_LENGTH, OLLAMA_NUM_PARALLEL,\n"
-    "OLLAMA_KV_CACHE_TYPE and OLLAMA_FLASH_ATTENTION are read from the environment,\n"
-    "as the Ollama server reads them. Options before -- are kvplan's (`kvplan mem\n"
-    "--help`).\n"
+    "Hugging Face id, ollama:NAME). Flags that size the cache or place memory (-ngl,\n"
+    "-ts, -ot, --cpu-moe, --n-cpu-moe, -nkvo, --no-mmap, --load-mode, --fit) are used;\n"
+    "the rest are listed as ignored. The GPUs are kvplan's --gpu / --device-memory\n"
+    "before the -- (none: CPU only). For ollama, OLLAMA_CONTEXT_LENGTH,\n"
+    "OLLAMA_NUM_PARALLEL, OLLAMA_KV_CACHE_TYPE and OLLAMA_FLASH_ATTENTION are read from\n"
+    "the environment, as the Ollama server reads them. Options before -- are kvplan's\n"
+    "(`kvplan mem --help`).\n"
     "\n"
     "examples:\n"
     "  kvplan -- llama-server -m qwen3-8b -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on\n"
+    "  kvplan --gpu RTX-4090 -- llama-server -m model.gguf -c 32768 -ngl 99 --n-cpu-moe 8\n"
     "  kvplan --gpu H100 -- vllm serve Qwen/Qwen3-8B --max-model-len 40960 "
     "--gpu-memory-utilization 0.9\n"
     "  kvplan -- llama-server -hf unsloth/Qwen3-8B-GGUF:Q4_K_M -c 32768\n"
@@ -43,7 +49,13 @@ static const struct flag {
     {"--batch-size", 1}, {"-ub", 1}, {"--ubatch-size", 1}, {"-ctk", 1},
     {"--cache-type-k", 1}, {"-ctv", 1}, {"--cache-type-v", 1}, {"-fa", 1},
     {"--flash-attn", 1}, {"--swa-full", 0}, {"--kv-unified", 0}, {"-kvu", 0},
-    {"--no-kv-unified", 0}, {NULL, 0}},
+    {"--no-kv-unified", 0},
+    /* placement: where the weights and each layer's cache go */
+    {"-ngl", 1}, {"--n-gpu-layers", 1}, {"--gpu-layers", 1}, {"-ts", 1}, {"--tensor-split", 1},
+    {"-ot", 1}, {"--override-tensor", 1}, {"-cmoe", 0}, {"--cpu-moe", 0}, {"-ncmoe", 1},
+    {"--n-cpu-moe", 1}, {"-nkvo", 0}, {"--no-kv-offload", 0}, {"-kvo", 0}, {"--kv-offload", 0},
+    {"--no-mmap", 0}, {"--mmap", 0}, {"-lm", 1}, {"--load-mode", 1}, {"-fit", 1}, {"--fit", 1},
+    {NULL, 0}},
   vllm_flags[] = {
     {"--max-model-len", 1}, {"--gpu-memory-utilization", 1}, {"--max-num-batched-tokens", 1},
     {"--max-num-seqs", 1}, {"--block-size", 1}, {"--kv-cache-dtype", 1},

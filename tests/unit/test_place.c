@@ -11,7 +11,10 @@
  *   output.weight          f16, 64 x 100      12,800 B  output layer (absent when tied)
  *
  * for L = 0..3 (four layers).  -ngl N puts layers >= 5 - N (the output layer
- * is number 4) on the device. */
+ * is number 4) on the device.  In the file the data is packed in this
+ * order, each tensor at a multiple of 32: token_embd at 0, layer L's attn_q
+ * at 12,800 + 7,360 L and its ffn_up_exps 3,264 further, output_norm at
+ * 42,240, output at 42,496, the data ending at 55,296 (for mmap). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +32,14 @@ static kvp_tensor tensors[32];
 static void add(kvp_model *m, const char *name, uint32_t type, uint64_t ne0, uint64_t nbytes,
                 int32_t layer)
 {
+    static uint64_t next; /* the next tensor's offset: this one's end, padded to 32 */
+    if (!m->n_tensors)
+        next = 0;
     kvp_tensor *t = &tensors[m->n_tensors++];
     snprintf(t->name, sizeof t->name, "%s", name);
     t->type = type, t->ne0 = ne0, t->nbytes = nbytes, t->layer = layer;
+    t->offset = next;
+    next += (nbytes + 31) / 32 * 32;
 }
 
 static void model(kvp_model *m, int tied)
@@ -54,11 +62,13 @@ static void model(kvp_model *m, int tied)
     m->tied_output = tied;
 }
 
+static int mmap_on;
+
 static kvp_weights_split split(const kvp_model *m, int32_t ngl, uint32_t n_dev,
                                const char *overrides)
 {
     kvp_offload o = {.n_gpu_layers = ngl, .n_devices = n_dev, .overrides = overrides,
-                     .cuda_row_padding = -1};
+                     .cuda_row_padding = -1, .use_mmap = mmap_on};
     kvp_weights_split w;
     kvp_error e;
     if (kvp_llama_weights_split(m, &o, &w, &e))
@@ -130,6 +140,36 @@ int main(void)
           kvp_llama_weights_split(&m, &o, &w, &e) == -1 && e.code == KVP_EUSAGE);
     o.overrides = "attn_q(=CPU";
     CHECK("a bad pattern is refused", kvp_llama_weights_split(&m, &o, &w, &e) == -1);
+    o.overrides = "blk\\.\\d\\.attn_q=CPU";
+    CHECK("-ot reads \\d as a digit, as std::regex does",
+          kvp_llama_weights_split(&m, &o, &w, &e) == 0 && w.host == 12800 + 4 * 3264);
+    o.overrides = "blk\\.[\\d]\\.attn_q=CPU";
+    CHECK("... inside brackets too", kvp_llama_weights_split(&m, &o, &w, &e) == 0 &&
+                                         w.host == 12800 + 4 * 3264);
+    o.overrides = "output\\D=CPU";
+    CHECK("... and \\D as a non-digit (output_norm, output.weight)",
+          kvp_llama_weights_split(&m, &o, &w, &e) == 0 && w.host == 12800 + 256 + 12800);
+    /* with mmap the host buffer is the file range its tensors span */
+    mmap_on = 1;
+    w = split(&m, -1, 0, NULL);
+    CHECK("mmap, CPU only: one mapping of the whole data, 55,296 bytes",
+          w.host == 55296 && w.n_host_maps == 1 && w.host_map[0] == 55296);
+    w = split(&m, -1, 1, NULL);
+    CHECK("mmap, all offloaded: token_embd alone is mapped", w.host == 12800 &&
+          w.device[0] == 4 * (3584 + 4096) + 256 + 12800);
+    w = split(&m, 4, 1, NULL);
+    CHECK("mmap, -ngl 4: token_embd and layer 0, 0 to 20,160", w.host == 20160);
+    kvp_offload_cpu_moe(-1, moe, sizeof moe);
+    w = split(&m, -1, 1, moe);
+    CHECK("mmap, --cpu-moe: 0 to layer 3's expert end (42,240), offloaded attn_q included",
+          w.host == 42240 && w.device[0] == 4 * 3584 + 256 + 12800);
+    model(&m, 1);
+    m.tied_output = 2;
+    w = split(&m, 0, 1, NULL);
+    CHECK("mmap: a duplicated tied output maps the same bytes (0 to 42,496)",
+          w.tied_copy && w.host == 42496);
+    mmap_on = 0;
+    model(&m, 0);
     kvp_model *cfg;
     CHECK("a config.json has no tensor list: refused",
           kvp_model_load("qwen3-8b", &cfg, &e) == 0 &&
