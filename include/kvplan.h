@@ -1016,6 +1016,33 @@ int kvp_llama_plan(const kvp_model *m, const kvp_llama_params *p,
                    const kvp_llama_placement *pl, kvp_llama_result *r,
                    kvp_llama_devices *out, kvp_error *err);
 
+/* ---- kvplan fit for a whole llama.cpp run ---------------------------------- */
+
+typedef struct kvp_fitrun_knob {
+    char name[48];               /* "-ctk q8_0 -ctv q8_0 (with -fa on)" */
+    uint64_t device_bytes;       /* all devices, every layer offloaded, with the knob */
+    uint64_t saved_bytes;        /* against the settings as given */
+    char why[240];               /* when llama.cpp refuses the knob for this model */
+} kvp_fitrun_knob;
+
+typedef struct kvp_fitrun_result {
+    kvp_fitp_result fit;         /* what llama.cpp's --fit would do */
+    uint32_t n_layer, n_seq, n_streams;
+    uint64_t n_ctx_train;
+    uint64_t max_ctx_full_offload;  /* largest -c with every layer on the devices, each
+                                       device within its memory minus the margin; 0 none */
+    int32_t max_ngl_at_ctx;      /* most -ngl at the context given */
+    uint64_t devices_at_full;    /* all devices' bytes, every layer offloaded */
+    size_t n_knobs;
+    kvp_fitrun_knob knobs[8];
+} kvp_fitrun_result;
+
+/* pl names the devices and their memory (--gpu, --device-memory); margins
+ * per device (NULL: llama.cpp's 1024 MiB each). */
+int kvp_llama_fit_run(const kvp_model *m, const kvp_llama_params *p,
+                      const kvp_llama_placement *pl, const uint64_t *margins,
+                      kvp_fitrun_result *out, kvp_error *err);
+
 /* ---- Ollama: the llama-server flags it passes (v0.30+) -------------------- */
 
 /* Since v0.30 Ollama runs every GGUF model in upstream llama-server, so its

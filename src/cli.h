@@ -114,4 +114,7 @@ int cmd_twin(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_techniques(int argc, char **argv);
 
+/* fit_run.c: kvplan fit for a whole llama.cpp run on GPUs */
+int fit_run(const cli_opts *o, kvp_model *m);
+
 #endif

@@ -9,6 +9,15 @@
 static const char help[] =
     "usage: kvplan fit MODEL --memory SIZE [--runtime theory|llama.cpp|vllm|all]\n"
     "                  [-c N] [-np S] [runtime flags] [--json]\n"
+    "       kvplan fit MODEL (--gpu NAME | --device-memory SIZE)... [llama.cpp flags] [--json]\n"
+    "\n"
+    "With GPUs instead of --memory, fit plans the whole llama.cpp run (weights, KV and\n"
+    "state, compute buffers per device): what llama.cpp's --fit would choose for -c,\n"
+    "-ngl, -ts and -ot (its 1024 MiB margin per device; -c unset lets it pick the\n"
+    "context; -ngl, -ts or -ot given make it give up, as llama.cpp does), then the\n"
+    "largest context with every layer offloaded, the most layers at the context given,\n"
+    "and what q8_0 K/V, a smaller -ub, one slot fewer, --swa-full off, -nkvo and\n"
+    "--cpu-moe each save on the GPUs.\n"
     "\n"
     "SIZE is the memory for the KV cache and recurrent state (not the weights):\n"
     "24GiB (binary), 24GB (SI) or bytes. For each runtime, fit answers:\n"
@@ -28,7 +37,9 @@ static const char help[] =
     "examples:\n"
     "  kvplan fit qwen3-8b --memory 24GiB\n"
     "  kvplan fit gemma-3-4b-it --memory 8GiB --runtime llama.cpp -ctk q8_0 -ctv q8_0 -fa on\n"
-    "  kvplan fit qwen3.5-9b --memory 40GiB --runtime vllm -c 128k\n";
+    "  kvplan fit qwen3.5-9b --memory 40GiB --runtime vllm -c 128k\n"
+    "  kvplan fit qwen3-8b.gguf --device-memory 12GiB\n"
+    "  kvplan fit qwen3-30b-a3b.gguf --gpu RTX-4090 -c 32768\n";
 
 static void print_row(const kvp_fit_result *r, const kvp_fit_params *p)
 {
@@ -65,12 +76,20 @@ int cmd_fit(int argc, char **argv)
     rc = cli_parse(argc, argv,
                    "memory ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
                    "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version vllm "
-                   "family",
+                   "family llama-place",
                    &o);
     if (rc)
         return rc;
+    if (!o.memory && o.place.offload.n_devices) {
+        if ((rc = cli_load_model(&o, "fit", &m)))
+            return rc;
+        rc = fit_run(&o, m);
+        kvp_model_free(m);
+        return rc;
+    }
     if (!o.memory)
-        return cli_fail(EXIT_USAGE, "fit: give the memory for the cache: --memory 24GiB");
+        return cli_fail(EXIT_USAGE, "fit: give the memory for the cache (--memory 24GiB), or "
+                        "the GPUs for the whole run (--gpu NAME, --device-memory SIZE)");
     int want[3] = {1, 1, 1};
     if (o.runtime_set) {
         want[0] = !strcmp(o.runtime, "theory") || !strcmp(o.runtime, "all");
