@@ -9,5 +9,7 @@
 
 int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
+int arch_gemma_handles(const char *arch);
+int arch_gemma_build(llm *c);
 
 #endif
