@@ -11,5 +11,7 @@ int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
 int arch_gemma_handles(const char *arch);
 int arch_gemma_build(llm *c);
+int arch_decoder_handles(const char *arch);
+int arch_decoder_build(llm *c);
 
 #endif

@@ -24,6 +24,7 @@ typedef struct arch_builder {
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_gemma_handles, arch_gemma_build},
+    {arch_decoder_handles, arch_decoder_build},
 };
 
 static const char *llama_arch(const kvp_model *m)

@@ -1,5 +1,8 @@
 /* llm_iswa.c - the iSWA attention input and build_attn, build_qkv
  * (llm_iswa.h). */
+#include <stdio.h>
+#include <string.h>
+
 #include "llm_iswa.h"
 
 void llm_iswa_inp(llm *c, int64_t head_dim_k, int64_t head_dim_v)
@@ -94,4 +97,122 @@ void llm_qkv(llm *c, gg_tensor *cur, int il, int fused, int bias, gg_tensor **q,
     *q = gg_reshape_3d(g, Q, hd_q, n_q, c->n_tokens);
     *k = gg_reshape_3d(g, K, hd_k, n_k, c->n_tokens);
     *v = gg_reshape_3d(g, V, hd_v, n_v, c->n_tokens);
+}
+
+void llm_qkv_flat(llm *c, gg_tensor *cur, int il, int fused, int bias, gg_tensor **q,
+                  gg_tensor **k, gg_tensor **v)
+{
+    gg_ctx *g = c->g;
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t e_q = (int64_t)L->head_dim_k * L->n_head;
+    int64_t e_k = (int64_t)L->head_dim_k * L->n_kv_heads;
+    int64_t e_v = (int64_t)L->head_dim_v * L->n_kv_heads;
+    if (llm_has_tensor(c, "blk.%d.attn_qkv.weight", il, fused)) {
+        gg_tensor *qkv = gg_mul_mat(g, llm_weight(c, c->n_embd, e_q + e_k + e_v), cur);
+        if (llm_has_tensor(c, "blk.%d.attn_qkv.bias", il, bias)) {
+            qkv = gg_binary(g, GG_ADD, qkv, llm_weight(c, e_q + e_k + e_v, 1));
+        } else if (llm_has_tensor(c, "blk.%d.attn_q.bias", il, 0) &&
+                   llm_has_tensor(c, "blk.%d.attn_k.bias", il, 0) &&
+                   llm_has_tensor(c, "blk.%d.attn_v.bias", il, 0)) {
+            gg_tensor *b = gg_concat(g, llm_weight(c, e_q, 1), llm_weight(c, e_k, 1), 0);
+            b = gg_concat(g, b, llm_weight(c, e_v, 1), 0);
+            qkv = gg_binary(g, GG_ADD, qkv, b);
+        }
+        uint64_t es = gg_row_size(qkv->type, 1);
+        *q = gg_cont(g, gg_view_2d(g, qkv, e_q, c->n_tokens, qkv->nb[1], 0));
+        *k = gg_cont(g, gg_view_2d(g, qkv, e_k, c->n_tokens, qkv->nb[1], es * (uint64_t)e_q));
+        *v = gg_cont(g, gg_view_2d(g, qkv, e_v, c->n_tokens, qkv->nb[1],
+                                   es * (uint64_t)(e_q + e_k)));
+        return;
+    }
+    gg_tensor *Q = gg_mul_mat(g, llm_weight(c, c->n_embd, e_q), cur);
+    if (llm_has_tensor(c, "blk.%d.attn_q.bias", il, bias))
+        Q = gg_binary(g, GG_ADD, Q, llm_weight(c, e_q, 1));
+    gg_tensor *K = gg_mul_mat(g, llm_weight(c, c->n_embd, e_k), cur);
+    if (llm_has_tensor(c, "blk.%d.attn_k.bias", il, bias))
+        K = gg_binary(g, GG_ADD, K, llm_weight(c, e_k, 1));
+    gg_tensor *V = gg_mul_mat(g, llm_weight(c, c->n_embd, e_v), cur);
+    if (llm_has_tensor(c, "blk.%d.attn_v.bias", il, bias))
+        V = gg_binary(g, GG_ADD, V, llm_weight(c, e_v, 1));
+    *q = Q;
+    *k = K;
+    *v = V;
+}
+
+gg_tensor *llm_norm_named(llm *c, gg_tensor *cur, int kind, const char *base, int il,
+                          int w_dflt, int b_dflt)
+{
+    char w[64], b[64];
+    snprintf(w, sizeof w, "%s.weight", base);
+    snprintf(b, sizeof b, "%s.bias", base);
+    int64_t n = cur->ne[0];
+    cur = kind == LLM_RMS ? gg_rms_norm(c->g, cur) : gg_norm(c->g, cur);
+    if (llm_has_tensor(c, w, il, w_dflt))
+        cur = gg_binary(c->g, GG_MUL, cur, llm_weight(c, n, 1));
+    if (llm_has_tensor(c, b, il, b_dflt))
+        cur = gg_binary(c->g, GG_ADD, cur, llm_weight(c, n, 1));
+    return cur;
+}
+
+/* ggml_swiglu (one tensor, gate and up halves): not in place, half as wide */
+static gg_tensor *glu_fused(gg_ctx *g, gg_tensor *a)
+{
+    int64_t ne[4] = {a->ne[0] / 2, a->ne[1], a->ne[2], a->ne[3]};
+    return gg_new_op(g, GG_GLU, a->type, 4, ne, a, NULL, NULL);
+}
+
+int64_t llm_ff_width(const llm *c, int il, int64_t dflt)
+{
+    char name[64];
+    snprintf(name, sizeof name, "blk.%d.ffn_down.weight", il);
+    for (size_t i = 0; i < c->m->n_tensors; i++)
+        if (!strcmp(c->m->tensors[i].name, name))
+            return (int64_t)c->m->tensors[i].ne0;
+    return dflt;
+}
+
+gg_tensor *llm_ffn(llm *c, gg_tensor *cur, int il, int64_t n_ff, int act, int gate_dflt,
+                   int bias_dflt, int down)
+{
+    gg_ctx *g = c->g;
+    int64_t n_up = act == LLM_SWIGLU ? 2 * n_ff : n_ff;
+    gg_tensor *tmp = gg_mul_mat(g, llm_weight(c, c->n_embd, n_up), cur);
+    if (llm_has_tensor(c, "blk.%d.ffn_up.bias", il, bias_dflt))
+        tmp = gg_binary(g, GG_ADD, tmp, llm_weight(c, n_up, 1));
+    int gate = llm_has_tensor(c, "blk.%d.ffn_gate.weight", il, gate_dflt);
+    if (gate) {
+        cur = gg_mul_mat(g, llm_weight(c, c->n_embd, n_ff), cur);
+        if (llm_has_tensor(c, "blk.%d.ffn_gate.bias", il, bias_dflt))
+            cur = gg_binary(g, GG_ADD, cur, llm_weight(c, n_ff, 1));
+    } else {
+        cur = tmp;
+    }
+    switch (act) {
+    case LLM_SILU:
+    case LLM_GELU:
+    case LLM_RELU:
+        cur = gate ? gg_glu_split(g, cur, tmp) : gg_unary(g, cur);
+        break;
+    case LLM_RELU_SQR:
+        cur = gg_dup_op(g, GG_SQR, gg_unary(g, cur));
+        if (gate)
+            cur = gg_binary(g, GG_MUL, cur, tmp);
+        break;
+    case LLM_SWIGLU:
+        cur = glu_fused(g, cur);
+        if (gate)
+            cur = gg_binary(g, GG_MUL, cur, tmp);
+        break;
+    case LLM_XIELU:
+        cur = gg_unary(g, cur);
+        if (gate)
+            cur = gg_binary(g, GG_MUL, cur, tmp);
+        break;
+    }
+    if (!down)
+        return cur;
+    cur = gg_mul_mat(g, llm_weight(c, n_ff, c->n_embd), cur);
+    if (llm_has_tensor(c, "blk.%d.ffn_down.bias", il, bias_dflt))
+        cur = gg_binary(g, GG_ADD, cur, llm_weight(c, c->n_embd, 1));
+    return cur;
 }

@@ -26,5 +26,26 @@ gg_tensor *llm_attn_il(llm *c, int il, gg_tensor *wo, gg_tensor *q, gg_tensor *k
  * and `bias` say what the architecture has. */
 void llm_qkv(llm *c, gg_tensor *cur, int il, int fused, int bias, gg_tensor **q,
              gg_tensor **k, gg_tensor **v);
+/* build_qkv(..., reshape = false): [n_embd_q, tokens] and so on, the fused
+ * product's views made contiguous */
+void llm_qkv_flat(llm *c, gg_tensor *cur, int il, int fused, int bias, gg_tensor **q,
+                  gg_tensor **k, gg_tensor **v);
+
+/* build_norm with the weight and bias named BASE.weight and BASE.bias
+ * ("blk.%d.attn_norm"), each where the GGUF has it; without a tensor list
+ * (a config.json) w_dflt and b_dflt say whether they exist */
+enum { LLM_RMS, LLM_LN };
+gg_tensor *llm_norm_named(llm *c, gg_tensor *cur, int kind, const char *base, int il,
+                          int w_dflt, int b_dflt);
+
+/* build_ffn: up (and its bias), a parallel gate when the GGUF has
+ * ffn_gate.weight (gate_dflt without a tensor list), the activation (a GLU
+ * with a gate), down (skipped when !down) and its bias; biases where the
+ * GGUF has them (bias_dflt) */
+enum { LLM_SILU, LLM_GELU, LLM_RELU, LLM_RELU_SQR, LLM_SWIGLU, LLM_XIELU };
+gg_tensor *llm_ffn(llm *c, gg_tensor *cur, int il, int64_t n_ff, int act, int gate_dflt,
+                   int bias_dflt, int down);
+/* layer il's FFN width: the row length of its ffn_down.weight, else dflt */
+int64_t llm_ff_width(const llm *c, int il, int64_t dflt);
 
 #endif
