@@ -8,7 +8,7 @@
  * baichuan.cpp, ernie4-5.cpp, hunyuan-vl.cpp (hunyuan-dense), jais.cpp,
  * jais2.cpp, chameleon.cpp, bitnet.cpp, codeshell.cpp, refact.cpp,
  * gpt2.cpp, gptneox.cpp, bloom.cpp, mpt.cpp, falcon.cpp, qwen.cpp,
- * qwen2vl.cpp, qwen3vl.cpp, pangu-embed.cpp, maincoder.cpp, talkie.cpp.
+ * qwen2vl.cpp, qwen3vl.cpp, pangu-embed.cpp, maincoder.cpp, talkie.cpp, plm.cpp.
  *
  * What a row chooses: the norm (RMS or LayerNorm, weights and biases where
  * the GGUF has them), how the attention and FFN branches join the residual
@@ -44,6 +44,7 @@ enum qk {
     QK_POST,    /* after RoPE (hunyuan, maincoder, talkie) */
     QK_FLAT,    /* over the whole projection before the reshape (olmo2) */
     QK_MPT,     /* MPT: LayerNorm over the whole projection, reshaped */
+    QK_PLM,     /* PLM: K and V from a normed latent, RoPE on a slice */
 };
 
 enum {
@@ -130,6 +131,7 @@ static const dec_style styles[] = {
     {"pangu-embedded", SEQ, LLM_RMS, R_ALL, QK_NONE, 0, LLM_SILU, 0, NULL},
     {"maincoder", SEQ, LLM_RMS, R_ALL, QK_POST, LLM_RMS, LLM_SILU, 0, NULL},
     {"talkie", SEQ, LLM_RMS, R_ALL, QK_POST, LLM_RMS, LLM_SILU, F_SKIP, NULL},
+    {"plm", SEQ, LLM_RMS, R_ALL, QK_PLM, 0, LLM_RELU_SQR, F_NOGATE, NULL},
 };
 
 static const dec_style *find_style(const char *arch)
@@ -163,6 +165,41 @@ static gg_tensor *norm(llm *c, const dec_style *s, gg_tensor *cur, const char *b
                           s->norm == LLM_LN && (s->flags & F_BIAS));
 }
 
+/* plm.cpp's attention: Q, and K and V expanded from a normed latent whose
+ * last n_rot values are the shared RoPE part of K; V goes to the cache as
+ * a flat [heads x head, tokens] view */
+static gg_tensor *attention_plm(llm *c, gg_tensor *cur, int il)
+{
+    gg_ctx *g = c->g;
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t hd_k = L->head_dim_k, hd_v = L->head_dim_v, nh = L->n_head, T = c->n_tokens;
+    int64_t n_rot = c->m->n_rot ? c->m->n_rot : hd_k, nope = hd_k - n_rot;
+    int64_t rank = llm_tensor_ne0(c, "blk.%d.attn_kv_a_norm.weight", il, 512);
+    uint64_t es = gg_row_size(GG_F32, 1);
+    gg_tensor *q = gg_mul_mat(g, llm_weight(c, c->n_embd, hd_k * nh), cur);
+    q = gg_reshape_3d(g, q, hd_k, nh, T);
+    gg_tensor *kvpc = gg_mul_mat(g, llm_weight(c, c->n_embd, rank + n_rot), cur);
+    gg_tensor *kv_c = gg_view_2d(g, kvpc, rank, T, kvpc->nb[1], 0);
+    gg_tensor *k_pe = gg_view_3d(g, kvpc, n_rot, 1, T, kvpc->nb[1], kvpc->nb[1], es * (uint64_t)rank);
+    kv_c = llm_norm_rms(c, kv_c, llm_weight(c, rank, 1));
+    gg_tensor *kv = gg_mul_mat(g, llm_weight(c, rank, nh * (nope + hd_v)), kv_c);
+    gg_tensor *k_nope = gg_view_3d(g, kv, nope, nh, T, es * (uint64_t)(nope + hd_v),
+                                   es * (uint64_t)(nh * (nope + hd_v)), 0);
+    gg_tensor *v = gg_view_3d(g, kv, hd_v, nh, T, es * (uint64_t)(nope + hd_v),
+                              es * (uint64_t)(nh * (nope + hd_v)), es * (uint64_t)nope);
+    v = gg_cont(g, v);
+    v = gg_view_2d(g, v, hd_v * nh, T, es * (uint64_t)(hd_v * nh), 0);
+    q = gg_rope(g, q, c->inp_pos, NULL);
+    k_pe = gg_rope(g, k_pe, c->inp_pos, NULL);
+    gg_tensor *k = gg_concat(g, k_nope, gg_repeat_4d(g, k_pe, n_rot, nh, T, 1), 0);
+    /* llama.cpp reads the cached V by the layer's head size, llm_attn by
+     * V's first dimension: a [head, heads, tokens] view of the same data,
+     * which cpy_v stores through views just the same (transposed V: the
+     * only case llama.cpp runs) */
+    v = gg_reshape_3d(g, v, hd_v, nh, T);
+    return llm_attn_il(c, il, llm_weight(c, hd_v * nh, c->n_embd), q, k, v, NULL, NULL, 0);
+}
+
 /* the attention branch of layer il on the normed input cur: Q, K, V, their
  * norms and RoPE as the model orders them, the cache, the output
  * projection and its bias */
@@ -173,6 +210,8 @@ static gg_tensor *attention(llm *c, const dec_style *s, gg_tensor *cur, int il)
     int64_t hd = L->head_dim_k;
     int fused = !!(s->flags & F_FUSED), bias = !!(s->flags & F_BIAS);
     gg_tensor *q, *k, *v;
+    if (s->qk == QK_PLM)
+        return attention_plm(c, cur, il);
     if (s->qk == QK_FLAT) {
         llm_qkv_flat(c, cur, il, fused, bias, &q, &k, &v);
         q = llm_norm_named(c, q, s->qk_norm, "blk.%d.attn_q_norm", il, 1, 0);
@@ -321,6 +360,10 @@ int arch_decoder_build(llm *c)
     const dec_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
     if (!s)
         return -1;
+    /* plm's V (a flat view) cannot be stored untransposed: llama.cpp
+     * aborts reserving its graph with flash attention */
+    if (s->qk == QK_PLM && c->fa)
+        return ARCH_NOT_MODELLED;
     gg_ctx *g = c->g;
     const kvp_layer *L0 = &c->m->layers[0];
     gg_tensor *inpL = llm_inp_embd(c, c->n_embd, !!(s->flags & F_EMBD_SCALE));
