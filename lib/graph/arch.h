@@ -7,7 +7,15 @@
 
 #include "llm.h"
 
+/* what a build returns for a setting whose graph it does not rebuild
+ * (compute.c reports it as not modelled, not as an error) */
+enum { ARCH_NOT_MODELLED = 1 };
+
 int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
+int arch_gemma_handles(const char *arch);
+int arch_gemma_build(llm *c);
+int arch_decoder_handles(const char *arch);
+int arch_decoder_build(llm *c);
 
 #endif

@@ -26,6 +26,8 @@ typedef struct arch_builder {
 
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
+    {arch_gemma_handles, arch_gemma_build},
+    {arch_decoder_handles, arch_decoder_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -192,6 +194,13 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     setup(&c, m, r);
     uint64_t size = 0;
     int rc = b->build(&c);
+    if (rc == ARCH_NOT_MODELLED) {
+        gg_free(c.g);
+        snprintf(out->how, sizeof out->how,
+                 "not modelled: kvplan does not rebuild llama.cpp's %s graph for this setting",
+                 arch);
+        return 0;
+    }
     if (rc == 0)
         rc = gg_alloc_size(c.g, CPU_ALIGNMENT, &size);
     out->host_bytes = size;
