@@ -10,4 +10,11 @@
 int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
 
+/* A build may return this for a variant of a handled architecture it
+ * cannot rebuild exactly: compute.c reports "not modelled". */
+enum { ARCH_NOT_MODELLED = 2 };
+
+int arch_moe_handles(const char *arch);
+int arch_moe_build(llm *c);
+
 #endif

@@ -1,0 +1,214 @@
+/* arch_moe.c - the reserved graph of llama.cpp's mixture-of-experts
+ * decoders with plain (non-MLA, one cache) attention: src/models/
+ * qwen3moe.cpp, qwen2moe.cpp, olmoe.cpp.  Each layer: RMS norm, Q/K/V
+ * (build_qkv), the model's Q/K norms and RoPE, attention over the cache,
+ * a residual, RMS norm, the MoE FFN (llm_moe.c) with the model's shared
+ * expert, a residual; the last layer keeps only the output rows; then the
+ * output norm and the logits. */
+#include <string.h>
+
+#include "arch.h"
+#include "llm_moe.h"
+
+static gg_tensor *vec(llm *c, int64_t n)
+{
+    return llm_weight(c, n, 1);
+}
+
+static int has(llm *c, const char *fmt, int il, int dflt)
+{
+    return llm_has_tensor(c, fmt, il, dflt);
+}
+
+/* build_inp_embd, build_inp_pos, build_attn_inp_kv, build_inp_out_ids */
+static gg_tensor *begin(llm *c)
+{
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    return inpL;
+}
+
+/* the output norm and the logits */
+static int finish(llm *c, gg_tensor *cur)
+{
+    gg_tensor *norm = llm_norm_rms(c, cur, vec(c, c->n_embd));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(c->g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(c->g, logits);
+    return 0;
+}
+
+/* build_qkv: the fused projection (attn_qkv) or three; biases where the
+ * GGUF has them (a config.json: where attention_bias says); reshaped to
+ * heads unless `flat` */
+static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tensor **k,
+                gg_tensor **v)
+{
+    gg_ctx *g = c->g;
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t hq = L->head_dim_k, nq = L->n_head, hk = L->head_dim_k, nk = L->n_kv_heads;
+    int64_t hv = L->head_dim_v, nv = L->n_kv_heads, T = c->n_tokens;
+    int64_t eq = hq * nq, ek = hk * nk, ev = hv * nv;
+    int bias = c->m->attention_bias > 0;
+    gg_tensor *Q, *K, *V;
+    if (has(c, "blk.%d.attn_qkv.weight", il, 0)) {
+        gg_tensor *t = gg_mul_mat(g, llm_weight(c, c->n_embd, eq + ek + ev), cur);
+        if (has(c, "blk.%d.attn_qkv.bias", il, bias))
+            t = gg_binary(g, GG_ADD, t, vec(c, eq + ek + ev));
+        else if (has(c, "blk.%d.attn_q.bias", il, 0) && has(c, "blk.%d.attn_k.bias", il, 0) &&
+                 has(c, "blk.%d.attn_v.bias", il, 0))
+            t = gg_binary(g, GG_ADD, t,
+                          gg_concat(g, gg_concat(g, vec(c, eq), vec(c, ek), 0), vec(c, ev), 0));
+        uint64_t es = gg_row_size(t->type, 1);
+        if (!flat) {
+            Q = gg_view_3d(g, t, hq, nq, T, es * (uint64_t)hq, t->nb[1], 0);
+            K = gg_view_3d(g, t, hk, nk, T, es * (uint64_t)hk, t->nb[1], es * (uint64_t)eq);
+            V = gg_view_3d(g, t, hv, nv, T, es * (uint64_t)hv, t->nb[1],
+                           es * (uint64_t)(eq + ek));
+        } else {
+            Q = gg_cont(g, gg_view_2d(g, t, eq, T, t->nb[1], 0));
+            K = gg_cont(g, gg_view_2d(g, t, ek, T, t->nb[1], es * (uint64_t)eq));
+            V = gg_cont(g, gg_view_2d(g, t, ev, T, t->nb[1], es * (uint64_t)(eq + ek)));
+        }
+    } else {
+        Q = gg_mul_mat(g, llm_weight(c, c->n_embd, eq), cur);
+        if (has(c, "blk.%d.attn_q.bias", il, bias))
+            Q = gg_binary(g, GG_ADD, Q, vec(c, eq));
+        K = gg_mul_mat(g, llm_weight(c, c->n_embd, ek), cur);
+        if (has(c, "blk.%d.attn_k.bias", il, bias))
+            K = gg_binary(g, GG_ADD, K, vec(c, ek));
+        V = gg_mul_mat(g, llm_weight(c, c->n_embd, ev), cur);
+        if (has(c, "blk.%d.attn_v.bias", il, bias))
+            V = gg_binary(g, GG_ADD, V, vec(c, ev));
+        if (!flat) {
+            Q = gg_reshape_3d(g, Q, hq, nq, T);
+            K = gg_reshape_3d(g, K, hk, nk, T);
+            V = gg_reshape_3d(g, V, hv, nv, T);
+        }
+    }
+    *q = Q;
+    *k = K;
+    *v = V;
+}
+
+/* build_attn over the layer's cache, the output projection and its bias */
+static gg_tensor *attn(llm *c, int il, gg_tensor *q, gg_tensor *k, gg_tensor *v)
+{
+    const kvp_layer *L = &c->m->layers[il];
+    gg_tensor *cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q,
+                              k, v, NULL, NULL, 0);
+    if (has(c, "blk.%d.attn_output.bias", il, 0))
+        cur = gg_binary(c->g, GG_ADD, cur, vec(c, c->n_embd));
+    return cur;
+}
+
+static void moe_defaults(llm *c, llm_moe *p)
+{
+    memset(p, 0, sizeof *p);
+    p->n_expert = c->m->n_expert;
+    p->n_expert_used = c->m->n_expert_used;
+    p->n_ff = c->m->n_ff_exp ? (int64_t)c->m->n_ff_exp
+                             : (int64_t)(c->m->n_ff / (c->m->n_expert_used ? c->m->n_expert_used : 1));
+    p->gating = LLM_MOE_SOFTMAX;
+    p->act = LLM_MOE_SILU;
+    p->gate_exps = 1;
+}
+
+/* ---- qwen3moe, qwen2moe, olmoe ---- */
+
+enum { QK_NONE, QK_HEADS, QK_FLAT };
+
+typedef struct moe_style {
+    const char *arch;
+    int qk_norm;        /* per head after the reshape (Qwen3), or over the whole row (OLMoE) */
+    int norm_w;         /* build_moe_ffn's norm_w */
+    int shexp_gated;    /* Qwen2-MoE: a shared expert behind a sigmoid gate */
+} moe_style;
+
+static const moe_style styles[] = {
+    {"qwen3moe", QK_HEADS, 1, 0},
+    {"qwen2moe", QK_NONE, 0, 1},
+    {"olmoe", QK_FLAT, 0, 0},
+};
+
+static const moe_style *find_style(const char *arch)
+{
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++)
+        if (!strcmp(styles[i].arch, arch))
+            return &styles[i];
+    return NULL;
+}
+
+int arch_moe_handles(const char *arch)
+{
+    return find_style(arch) != NULL;
+}
+
+static int fits(const llm *c)
+{
+    const kvp_model *m = c->m;
+    return m->n_expert > 0 && m->n_expert_used > 0 && m->n_expert_used <= LLM_MOE_MAX_USED &&
+           m->n_expert_used <= m->n_expert && (m->n_ff_exp > 0 || m->n_ff > 0);
+}
+
+/* the shared expert of Qwen2-MoE: a SwiGLU FFN times sigmoid(gate), the
+ * sigmoid written as silu(x) / x */
+static gg_tensor *shexp_gated(llm *c, gg_tensor *cur, int64_t n_ff)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *gate_inp = gg_mul_mat(g, llm_weight(c, c->n_embd, 1), cur);
+    gg_tensor *gate = gg_binary(g, GG_DIV, gg_unary(g, gate_inp), gate_inp);
+    gg_tensor *ffn = llm_ffn_par(c, cur, n_ff, 0, 0, 0);
+    return gg_binary(g, GG_MUL, ffn, gate);
+}
+
+int arch_moe_build(llm *c)
+{
+    const moe_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
+    if (!s || !fits(c))
+        return ARCH_NOT_MODELLED;
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        int64_t hd = L->head_dim_k;
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, s->qk_norm == QK_FLAT, &q, &k, &v);
+        if (s->qk_norm == QK_FLAT) {
+            q = llm_norm_rms(c, q, vec(c, hd * L->n_head));
+            k = llm_norm_rms(c, k, vec(c, hd * L->n_kv_heads));
+            q = gg_reshape_3d(g, q, hd, L->n_head, c->n_tokens);
+            k = gg_reshape_3d(g, k, hd, L->n_kv_heads, c->n_tokens);
+            v = gg_reshape_3d(g, v, L->head_dim_v, L->n_kv_heads, c->n_tokens);
+        }
+        if (s->qk_norm == QK_HEADS)
+            q = llm_norm_rms(c, q, vec(c, hd));
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        if (s->qk_norm == QK_HEADS)
+            k = llm_norm_rms(c, k, vec(c, hd));
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.norm_w = s->norm_w;
+        gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
+        if (s->shexp_gated) {
+            int64_t n_ff_sh = c->m->n_ff_shexp ? (int64_t)c->m->n_ff_shexp : (int64_t)c->m->n_ff;
+            moe_out = gg_binary(g, GG_ADD, moe_out, shexp_gated(c, cur, n_ff_sh));
+        }
+        inpL = gg_binary(g, GG_ADD, moe_out, ffn_inp);
+    }
+    return finish(c, inpL);
+}
