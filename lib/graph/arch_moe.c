@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "llm_hparams.h"
 #include "llm_moe.h"
 
 static gg_tensor *vec(llm *c, int64_t n)
@@ -143,16 +144,20 @@ static const moe_style *find_style(const char *arch)
     return NULL;
 }
 
-int arch_moe_handles(const char *arch)
-{
-    return find_style(arch) != NULL;
-}
-
+/* what every builder here needs: experts, and none of the per-tensor
+ * ".scale" weights (NVFP4) that add a multiplication after their matmul */
 static int fits(const llm *c)
 {
     const kvp_model *m = c->m;
-    return m->n_expert > 0 && m->n_expert_used > 0 && m->n_expert_used <= LLM_MOE_MAX_USED &&
-           m->n_expert_used <= m->n_expert && (m->n_ff_exp > 0 || m->n_ff > 0);
+    if (!(m->n_expert > 0 && m->n_expert_used > 0 && m->n_expert_used <= LLM_MOE_MAX_USED &&
+          m->n_expert_used <= m->n_expert && (m->n_ff_exp > 0 || m->n_ff > 0)))
+        return 0;
+    for (size_t i = 0; i < m->n_tensors; i++) {
+        size_t n = strlen(m->tensors[i].name);
+        if (n > 6 && !strcmp(m->tensors[i].name + n - 6, ".scale"))
+            return 0;
+    }
+    return 1;
 }
 
 /* the shared expert of Qwen2-MoE: a SwiGLU FFN times sigmoid(gate), the
@@ -166,11 +171,9 @@ static gg_tensor *shexp_gated(llm *c, gg_tensor *cur, int64_t n_ff)
     return gg_binary(g, GG_MUL, ffn, gate);
 }
 
-int arch_moe_build(llm *c)
+static int build_qwen(llm *c)
 {
     const moe_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
-    if (!s || !fits(c))
-        return ARCH_NOT_MODELLED;
     gg_ctx *g = c->g;
     gg_tensor *inpL = begin(c);
     for (int il = 0; il < c->n_layer; il++) {
@@ -211,4 +214,92 @@ int arch_moe_build(llm *c)
         inpL = gg_binary(g, GG_ADD, moe_out, ffn_inp);
     }
     return finish(c, inpL);
+}
+
+/* ---- granitemoe (src/models/granite.cpp's graph) ---- */
+
+/* the embedding, residual and logit scales; MoE in every layer (a layer
+ * without a router would be granite's dense FFN), the gate experts
+ * optional, a shared SwiGLU expert when expert_shared_feed_forward_length
+ * is set */
+static int build_granitemoe(llm *c)
+{
+    gg_ctx *g = c->g;
+    int emb_scale = llm_hparam(c, "embedding_scale", 0) != 0;
+    int res_scale = llm_hparam(c, "residual_scale", 0) != 0;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, emb_scale);
+    llm_inp_pos(c, 1);
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        if (res_scale)
+            cur = gg_scale(g, cur);
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.n_ff = (int64_t)c->m->n_ff;
+        p.norm_w = 1;
+        p.gate_exps = has(c, "blk.%d.ffn_gate_exps.weight", il, 1);
+        gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
+        if (c->m->n_ff_shexp > 0)
+            moe_out = gg_binary(g, GG_ADD, moe_out,
+                                llm_ffn_par(c, cur, (int64_t)c->m->n_ff_shexp, 0, 0, 0));
+        if (res_scale)
+            moe_out = gg_scale(g, moe_out);
+        inpL = gg_binary(g, GG_ADD, moe_out, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_scale(g, gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm));
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
+/* ---- the table ---- */
+
+typedef struct moe_arch {
+    const char *arch;
+    int (*build)(llm *c);
+} moe_arch;
+
+static const moe_arch archs[] = {
+    {"qwen3moe", build_qwen},
+    {"qwen2moe", build_qwen},
+    {"olmoe", build_qwen},
+    {"granitemoe", build_granitemoe},
+};
+
+static const moe_arch *find_arch(const char *arch)
+{
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        if (!strcmp(archs[i].arch, arch))
+            return &archs[i];
+    return NULL;
+}
+
+int arch_moe_handles(const char *arch)
+{
+    return find_arch(arch) != NULL;
+}
+
+int arch_moe_build(llm *c)
+{
+    const moe_arch *a = find_arch(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
+    if (!a || !fits(c))
+        return ARCH_NOT_MODELLED;
+    return a->build(c);
 }
