@@ -128,12 +128,14 @@ typedef struct moe_style {
     int qk_norm;        /* per head after the reshape (Qwen3), or over the whole row (OLMoE) */
     int norm_w;         /* build_moe_ffn's norm_w */
     int shexp_gated;    /* Qwen2-MoE: a shared expert behind a sigmoid gate */
+    int vl;             /* Qwen3-VL: M-RoPE (4 positions a token) and deepstack inputs */
 } moe_style;
 
 static const moe_style styles[] = {
-    {"qwen3moe", QK_HEADS, 1, 0},
-    {"qwen2moe", QK_NONE, 0, 1},
-    {"olmoe", QK_FLAT, 0, 0},
+    {"qwen3moe", QK_HEADS, 1, 0, 0},
+    {"qwen2moe", QK_NONE, 0, 1, 0},
+    {"olmoe", QK_FLAT, 0, 0, 0},
+    {"qwen3vlmoe", QK_HEADS, 1, 0, 1},
 };
 
 static const moe_style *find_style(const char *arch)
@@ -175,7 +177,15 @@ static int build_qwen(llm *c)
 {
     const moe_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
     gg_ctx *g = c->g;
-    gg_tensor *inpL = begin(c);
+    /* Qwen3-VL's deepstack: the input row holds n_deepstack more embeddings
+     * (zero padding for tokens), added after the first layers */
+    int64_t n_deep = s->vl ? (int64_t)llm_hparam(c, "n_deepstack_layers", 0) : 0;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd * (1 + n_deep), 0);
+    gg_tensor *inp_embd = inpL;
+    llm_inp_pos(c, s->vl ? 4 : 1);
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
     for (int il = 0; il < c->n_layer; il++) {
         const kvp_layer *L = &c->m->layers[il];
         int64_t hd = L->head_dim_k;
@@ -212,6 +222,10 @@ static int build_qwen(llm *c)
             moe_out = gg_binary(g, GG_ADD, moe_out, shexp_gated(c, cur, n_ff_sh));
         }
         inpL = gg_binary(g, GG_ADD, moe_out, ffn_inp);
+        if (il < n_deep)
+            inpL = gg_binary(g, GG_ADD, inpL,
+                             gg_view_2d(g, inp_embd, c->n_embd, c->n_tokens, inp_embd->nb[1],
+                                        (uint64_t)(il + 1) * (uint64_t)c->n_embd * 4));
     }
     return finish(c, inpL);
 }
@@ -269,6 +283,53 @@ static int build_granitemoe(llm *c)
     return 0;
 }
 
+/* ---- phimoe (src/models/phi3.cpp's graph) ---- */
+
+/* build_norm(LLM_NORM_RMS) with a weight and a bias */
+static gg_tensor *rms_norm_b(llm *c, gg_tensor *cur)
+{
+    cur = llm_norm_rms(c, cur, vec(c, c->n_embd));
+    return gg_binary(c->g, GG_ADD, cur, vec(c, c->n_embd));
+}
+
+/* RMS norms with biases, Q scaled after RoPE, MoE in every layer, an
+ * output bias */
+static int build_phimoe(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *residual = inpL;
+        gg_tensor *cur = rms_norm_b(c, inpL);
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        q = gg_scale(g, q);
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            residual = gg_get_rows(g, residual, c->inp_out_ids);
+        }
+        cur = gg_binary(g, GG_ADD, cur, residual);
+        residual = cur;
+        cur = rms_norm_b(c, cur);
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.n_ff = (int64_t)c->m->n_ff;
+        p.norm_w = 1;
+        cur = llm_moe_ffn(c, cur, &p);
+        inpL = gg_binary(g, GG_ADD, residual, cur);
+    }
+    gg_tensor *norm = rms_norm_b(c, inpL);
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    logits = gg_binary(g, GG_ADD, logits, vec(c, c->n_vocab));
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -280,7 +341,9 @@ static const moe_arch archs[] = {
     {"qwen3moe", build_qwen},
     {"qwen2moe", build_qwen},
     {"olmoe", build_qwen},
+    {"qwen3vlmoe", build_qwen},
     {"granitemoe", build_granitemoe},
+    {"phimoe", build_phimoe},
 };
 
 static const moe_arch *find_arch(const char *arch)
