@@ -96,15 +96,21 @@ static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tens
     *v = V;
 }
 
-/* build_attn over the layer's cache, the output projection and its bias */
-static gg_tensor *attn(llm *c, int il, gg_tensor *q, gg_tensor *k, gg_tensor *v)
+/* build_attn over the layer's cache, the output projection and its bias
+ * (where the GGUF has one and the graph passes it) */
+static gg_tensor *attn_b(llm *c, int il, gg_tensor *q, gg_tensor *k, gg_tensor *v, int wo_b)
 {
     const kvp_layer *L = &c->m->layers[il];
     gg_tensor *cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q,
                               k, v, NULL, NULL, 0);
-    if (has(c, "blk.%d.attn_output.bias", il, 0))
+    if (wo_b && has(c, "blk.%d.attn_output.bias", il, 0))
         cur = gg_binary(c->g, GG_ADD, cur, vec(c, c->n_embd));
     return cur;
+}
+
+static gg_tensor *attn(llm *c, int il, gg_tensor *q, gg_tensor *k, gg_tensor *v)
+{
+    return attn_b(c, il, q, k, v, 1);
 }
 
 static void moe_defaults(llm *c, llm_moe *p)
@@ -330,6 +336,52 @@ static int build_phimoe(llm *c)
     return 0;
 }
 
+/* ---- ernie4_5-moe ---- */
+
+/* dense FFNs in the leading layers and between every
+ * interleave_moe_layer_step-th; the router may carry a selection bias; a
+ * shared expert when expert_shared_feed_forward_length is set; the
+ * attention output's bias is never applied */
+static int build_ernie(llm *c)
+{
+    gg_ctx *g = c->g;
+    int64_t step = (int64_t)llm_hparam(c, "interleave_moe_layer_step", 0);
+    if (step <= 0)
+        return ARCH_NOT_MODELLED;   /* llama.cpp requires it */
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn_b(c, il, q, k, v, 0);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        if ((uint32_t)il < c->m->n_layer_dense_lead || (il + 1) % step) {
+            cur = llm_ffn_par(c, cur, (int64_t)c->m->n_ff, 0, 0, 0);
+        } else {
+            llm_moe p;
+            moe_defaults(c, &p);
+            p.norm_w = 1;
+            p.exp_probs_b = has(c, "blk.%d.exp_probs_b.bias", il, 0);
+            p.gate_exps = has(c, "blk.%d.ffn_gate_exps.weight", il, 1);
+            gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
+            if (c->m->n_ff_shexp > 0)
+                moe_out = gg_binary(g, GG_ADD, moe_out,
+                                    llm_ffn_par(c, cur, (int64_t)c->m->n_ff_shexp, 0, 0, 0));
+            cur = moe_out;
+        }
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -344,6 +396,7 @@ static const moe_arch archs[] = {
     {"qwen3vlmoe", build_qwen},
     {"granitemoe", build_granitemoe},
     {"phimoe", build_phimoe},
+    {"ernie4_5-moe", build_ernie},
 };
 
 static const moe_arch *find_arch(const char *arch)
