@@ -123,6 +123,25 @@ static void moe_defaults(llm *c, llm_moe *p)
     p->gating = LLM_MOE_SOFTMAX;
     p->act = LLM_MOE_SILU;
     p->gate_exps = 1;
+    /* group-limited routing: llama_model_base::load_hparams reads these for
+     * every architecture */
+    p->n_groups = (int64_t)llm_hparam(c, "expert_group_count", 0);
+    p->n_group_used = (int64_t)llm_hparam(c, "expert_group_used_count", 0);
+}
+
+/* the routing keys an architecture's load_arch_hparams reads (norm, scale,
+ * gating function), with llama.cpp's defaults when absent */
+static void moe_keys(llm *c, llm_moe *p)
+{
+    double scale = llm_hparam(c, "expert_weights_scale", 0);
+    p->norm_w = llm_hparam(c, "expert_weights_norm", 0) != 0;
+    p->scale_w = (float)scale != 0.0f && (float)scale != 1.0f;
+    p->gating = (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+}
+
+static int gating_ok(const llm_moe *p)
+{
+    return p->gating >= LLM_MOE_SOFTMAX && p->gating <= LLM_MOE_SQRT_SOFTPLUS;
 }
 
 /* ---- qwen3moe, qwen2moe, olmoe ---- */
@@ -159,6 +178,10 @@ static int fits(const llm *c)
     const kvp_model *m = c->m;
     if (!(m->n_expert > 0 && m->n_expert_used > 0 && m->n_expert_used <= LLM_MOE_MAX_USED &&
           m->n_expert_used <= m->n_expert && (m->n_ff_exp > 0 || m->n_ff > 0)))
+        return 0;
+    /* per-layer expert counts and widths are not kept */
+    if (llm_hparam_varies(c, "expert_used_count") ||
+        llm_hparam_varies(c, "expert_feed_forward_length"))
         return 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
         size_t n = strlen(m->tensors[i].name);
@@ -382,6 +405,49 @@ static int build_ernie(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- dots1 ---- */
+
+/* Qwen3's attention; leading dense layers, then MoE whose routing the
+ * GGUF's keys choose, and a shared expert n_expert_shared experts wide */
+static int build_dots1(llm *c)
+{
+    gg_ctx *g = c->g;
+    llm_moe p;
+    moe_defaults(c, &p);
+    moe_keys(c, &p);
+    if (!gating_ok(&p))
+        return ARCH_NOT_MODELLED;   /* llama.cpp aborts without expert_gating_func */
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = llm_norm_rms(c, q, vec(c, L->head_dim_k));
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = llm_norm_rms(c, k, vec(c, L->head_dim_k));
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        if ((uint32_t)il < c->m->n_layer_dense_lead) {
+            cur = llm_ffn_par(c, cur, (int64_t)c->m->n_ff, 0, 0, 0);
+        } else {
+            p.exp_probs_b = has(c, "blk.%d.exp_probs_b.bias", il, 0);
+            gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
+            cur = gg_binary(g, GG_ADD, moe_out,
+                            llm_ffn_par(c, cur, p.n_ff * (int64_t)c->m->n_expert_shared, 0, 0, 0));
+        }
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -397,6 +463,7 @@ static const moe_arch archs[] = {
     {"granitemoe", build_granitemoe},
     {"phimoe", build_phimoe},
     {"ernie4_5-moe", build_ernie},
+    {"dots1", build_dots1},
 };
 
 static const moe_arch *find_arch(const char *arch)
