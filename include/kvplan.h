@@ -126,6 +126,7 @@ enum { KVP_MAX_GGUF_NUMS = 96 };
 typedef struct kvp_gguf_num {
     char key[56];            /* without the "<arch>." prefix: "expert_weights_scale" */
     double value;            /* a bool is 0 or 1; an array: its first element */
+    double next[3];          /* an array's elements 1 to 3 (0 past its end) */
     uint32_t n;              /* 1, or the array's length */
     int uniform;             /* every element of the array equals value */
 } kvp_gguf_num;

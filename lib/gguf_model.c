@@ -650,6 +650,9 @@ static void read_nums(rd *r)
             if (!kv->arr_n || kv->arr_n > UINT32_MAX || arr_num(kv, 0, &first))
                 continue;
             n->n = (uint32_t)kv->arr_n;
+            for (uint64_t j = 1; j < 4 && j < kv->arr_n; j++)
+                if (arr_num(kv, j, &n->next[j - 1]))
+                    n->next[j - 1] = 0;
             n->uniform = kv->arr_n <= 4096;
             for (uint64_t j = 1; n->uniform && j < kv->arr_n; j++)
                 n->uniform = !arr_num(kv, j, &v) && v == first;

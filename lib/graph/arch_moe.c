@@ -448,6 +448,63 @@ static int build_dots1(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- glm4moe ---- */
+
+/* optional Q/K norms, M-RoPE when the GGUF has rope sections, no attention
+ * output bias; leading dense layers, then sigmoid-routed MoE with a
+ * selection bias and a shared expert (build_ffn without weights when
+ * there is none: a bare SiLU) */
+static int build_glm4moe(llm *c)
+{
+    gg_ctx *g = c->g;
+    llm_moe p;
+    moe_defaults(c, &p);
+    moe_keys(c, &p);
+    if (p.gating == LLM_MOE_GATING_NONE)
+        p.gating = LLM_MOE_SIGMOID;
+    if (!gating_ok(&p))
+        return ARCH_NOT_MODELLED;
+    p.exp_probs_b = 1;
+    int mrope = llm_hparam_at(c, "rope.dimension_sections", 0, 0) > 0 &&
+                llm_hparam_at(c, "rope.dimension_sections", 1, 0) > 0;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, mrope ? 4 : 1);
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        if (has(c, "blk.%d.attn_q_norm.weight", il, 0))
+            q = llm_norm_rms(c, q, vec(c, L->head_dim_k));
+        if (has(c, "blk.%d.attn_k_norm.weight", il, 0))
+            k = llm_norm_rms(c, k, vec(c, L->head_dim_k));
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn_b(c, il, q, k, v, 0);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        if ((uint32_t)il < c->m->n_layer_dense_lead) {
+            cur = llm_ffn_par(c, cur, (int64_t)c->m->n_ff, 0, 0, 0);
+        } else {
+            gg_tensor *routed = llm_moe_ffn(c, cur, &p);
+            gg_tensor *shared = c->m->n_expert_shared
+                ? llm_ffn_par(c, cur, p.n_ff * (int64_t)c->m->n_expert_shared, 0, 0, 0)
+                : gg_unary(g, cur);
+            cur = gg_binary(g, GG_ADD, routed, shared);
+        }
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -464,6 +521,7 @@ static const moe_arch archs[] = {
     {"phimoe", build_phimoe},
     {"ernie4_5-moe", build_ernie},
     {"dots1", build_dots1},
+    {"glm4moe", build_glm4moe},
 };
 
 static const moe_arch *find_arch(const char *arch)

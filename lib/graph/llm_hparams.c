@@ -17,6 +17,14 @@ double llm_hparam(const llm *c, const char *key, double dflt)
     return n ? n->value : dflt;
 }
 
+double llm_hparam_at(const llm *c, const char *key, int i, double dflt)
+{
+    const kvp_gguf_num *n = find(c, key);
+    if (!n || i < 0 || i > 3 || (uint32_t)i >= n->n)
+        return dflt;
+    return i ? n->next[i - 1] : n->value;
+}
+
 int llm_hparam_has(const llm *c, const char *key)
 {
     return find(c, key) != NULL;

@@ -11,6 +11,9 @@
 
 /* the key's value (an array: its first element), or dflt when absent */
 double llm_hparam(const llm *c, const char *key, double dflt);
+/* element i (0 to 3) of an array key (a scalar: itself at 0); dflt when
+ * absent or shorter */
+double llm_hparam_at(const llm *c, const char *key, int i, double dflt);
 /* 1 when the key is present */
 int llm_hparam_has(const llm *c, const char *key);
 /* 1 when the key is an array whose elements differ (per-layer values) */
