@@ -154,13 +154,16 @@ typedef struct moe_style {
     int norm_w;         /* build_moe_ffn's norm_w */
     int shexp_gated;    /* Qwen2-MoE: a shared expert behind a sigmoid gate */
     int vl;             /* Qwen3-VL: M-RoPE (4 positions a token) and deepstack inputs */
+    int wo_b;           /* the graph passes the attention output's bias */
+    int keyed;          /* MiniMax-M2: the gating function from the GGUF, a selection bias */
 } moe_style;
 
 static const moe_style styles[] = {
-    {"qwen3moe", QK_HEADS, 1, 0, 0},
-    {"qwen2moe", QK_NONE, 0, 1, 0},
-    {"olmoe", QK_FLAT, 0, 0, 0},
-    {"qwen3vlmoe", QK_HEADS, 1, 0, 1},
+    {"qwen3moe", QK_HEADS, 1, 0, 0, 1, 0},
+    {"qwen2moe", QK_NONE, 0, 1, 0, 1, 0},
+    {"olmoe", QK_FLAT, 0, 0, 0, 0, 0},
+    {"qwen3vlmoe", QK_HEADS, 1, 0, 1, 1, 0},
+    {"minimax-m2", QK_FLAT, 1, 0, 0, 0, 1},
 };
 
 static const moe_style *find_style(const char *arch)
@@ -206,6 +209,14 @@ static int build_qwen(llm *c)
 {
     const moe_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
     gg_ctx *g = c->g;
+    llm_moe p;
+    moe_defaults(c, &p);
+    p.norm_w = s->norm_w;
+    if (s->keyed) {
+        p.gating = (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+        if (!gating_ok(&p))
+            return ARCH_NOT_MODELLED;   /* llama.cpp aborts without one */
+    }
     /* Qwen3-VL's deepstack: the input row holds n_deepstack more embeddings
      * (zero padding for tokens), added after the first layers */
     int64_t n_deep = s->vl ? (int64_t)llm_hparam(c, "n_deepstack_layers", 0) : 0;
@@ -235,16 +246,15 @@ static int build_qwen(llm *c)
         if (s->qk_norm == QK_HEADS)
             k = llm_norm_rms(c, k, vec(c, hd));
         k = gg_rope(g, k, c->inp_pos, NULL);
-        cur = attn(c, il, q, k, v);
+        cur = attn_b(c, il, q, k, v, s->wo_b);
         if (il == c->n_layer - 1) {
             cur = gg_get_rows(g, cur, c->inp_out_ids);
             inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
         }
         gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
         cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
-        llm_moe p;
-        moe_defaults(c, &p);
-        p.norm_w = s->norm_w;
+        if (s->keyed)
+            p.exp_probs_b = has(c, "blk.%d.exp_probs_b.bias", il, 1);
         gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
         if (s->shexp_gated) {
             int64_t n_ff_sh = c->m->n_ff_shexp ? (int64_t)c->m->n_ff_shexp : (int64_t)c->m->n_ff;
@@ -517,6 +527,7 @@ static const moe_arch archs[] = {
     {"qwen2moe", build_qwen},
     {"olmoe", build_qwen},
     {"qwen3vlmoe", build_qwen},
+    {"minimax-m2", build_qwen},
     {"granitemoe", build_granitemoe},
     {"phimoe", build_phimoe},
     {"ernie4_5-moe", build_ernie},
