@@ -515,6 +515,43 @@ static int build_glm4moe(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- hunyuan-moe ---- */
+
+/* Q/K norms after RoPE; a shared SwiGLU expert beside the MoE in every
+ * layer, the experts n_ff wide */
+static int build_hunyuan_moe(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        k = llm_norm_rms(c, k, vec(c, L->head_dim_k));
+        q = llm_norm_rms(c, q, vec(c, L->head_dim_k));
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        int64_t n_ff_sh = c->m->n_ff_shexp ? (int64_t)c->m->n_ff_shexp : (int64_t)c->m->n_ff;
+        gg_tensor *mlp = llm_ffn_par(c, cur, n_ff_sh, 0, 0, 0);
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.n_ff = (int64_t)c->m->n_ff;
+        p.norm_w = 1;
+        gg_tensor *moe = llm_moe_ffn(c, cur, &p);
+        inpL = gg_binary(g, GG_ADD, gg_binary(g, GG_ADD, moe, mlp), ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -533,6 +570,7 @@ static const moe_arch archs[] = {
     {"ernie4_5-moe", build_ernie},
     {"dots1", build_dots1},
     {"glm4moe", build_glm4moe},
+    {"hunyuan-moe", build_hunyuan_moe},
 };
 
 static const moe_arch *find_arch(const char *arch)
