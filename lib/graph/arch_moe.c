@@ -415,18 +415,27 @@ static int build_ernie(llm *c)
     return finish(c, inpL);
 }
 
-/* ---- dots1 ---- */
+/* ---- deepseek (V1 MoE), dots1 ---- */
 
-/* Qwen3's attention; leading dense layers, then MoE whose routing the
- * GGUF's keys choose, and a shared expert n_expert_shared experts wide */
-static int build_dots1(llm *c)
+/* leading dense layers, then MoE with a shared expert n_expert_shared
+ * experts wide.  DeepSeek: softmax routing, unnormalised, scaled by
+ * expert_weights_scale.  dots1: Qwen3's Q/K norms, the routing the GGUF's
+ * keys choose, a selection bias where the GGUF has one. */
+static int build_dslike(llm *c, int dots)
 {
     gg_ctx *g = c->g;
     llm_moe p;
     moe_defaults(c, &p);
-    moe_keys(c, &p);
-    if (!gating_ok(&p))
-        return ARCH_NOT_MODELLED;   /* llama.cpp aborts without expert_gating_func */
+    if (dots) {
+        moe_keys(c, &p);
+        if (!gating_ok(&p))
+            return ARCH_NOT_MODELLED;   /* llama.cpp aborts without expert_gating_func */
+    } else {
+        double scale = llm_hparam(c, "expert_weights_scale", 0);
+        p.scale_w = (float)scale != 0.0f && (float)scale != 1.0f;
+    }
+    if (!c->m->n_expert_shared)
+        return ARCH_NOT_MODELLED;   /* shared experts of width 0 */
     gg_tensor *inpL = begin(c);
     for (int il = 0; il < c->n_layer; il++) {
         const kvp_layer *L = &c->m->layers[il];
@@ -434,9 +443,11 @@ static int build_dots1(llm *c)
         gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
         gg_tensor *q, *k, *v;
         qkv(c, cur, il, 0, &q, &k, &v);
-        q = llm_norm_rms(c, q, vec(c, L->head_dim_k));
+        if (dots)
+            q = llm_norm_rms(c, q, vec(c, L->head_dim_k));
         q = gg_rope(g, q, c->inp_pos, NULL);
-        k = llm_norm_rms(c, k, vec(c, L->head_dim_k));
+        if (dots)
+            k = llm_norm_rms(c, k, vec(c, L->head_dim_k));
         k = gg_rope(g, k, c->inp_pos, NULL);
         cur = attn(c, il, q, k, v);
         if (il == c->n_layer - 1) {
@@ -448,7 +459,7 @@ static int build_dots1(llm *c)
         if ((uint32_t)il < c->m->n_layer_dense_lead) {
             cur = llm_ffn_par(c, cur, (int64_t)c->m->n_ff, 0, 0, 0);
         } else {
-            p.exp_probs_b = has(c, "blk.%d.exp_probs_b.bias", il, 0);
+            p.exp_probs_b = dots && has(c, "blk.%d.exp_probs_b.bias", il, 0);
             gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
             cur = gg_binary(g, GG_ADD, moe_out,
                             llm_ffn_par(c, cur, p.n_ff * (int64_t)c->m->n_expert_shared, 0, 0, 0));
@@ -456,6 +467,16 @@ static int build_dots1(llm *c)
         inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
     }
     return finish(c, inpL);
+}
+
+static int build_deepseek(llm *c)
+{
+    return build_dslike(c, 0);
+}
+
+static int build_dots1(llm *c)
+{
+    return build_dslike(c, 1);
 }
 
 /* ---- glm4moe ---- */
@@ -571,6 +592,7 @@ static const moe_arch archs[] = {
     {"dots1", build_dots1},
     {"glm4moe", build_glm4moe},
     {"hunyuan-moe", build_hunyuan_moe},
+    {"deepseek", build_deepseek},
 };
 
 static const moe_arch *find_arch(const char *arch)
