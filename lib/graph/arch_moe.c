@@ -415,14 +415,19 @@ static int build_ernie(llm *c)
     return finish(c, inpL);
 }
 
-/* ---- deepseek (V1 MoE), dots1 ---- */
+/* ---- deepseek (V1 MoE), dots1, bailingmoe ---- */
+
+enum { DS_DEEPSEEK, DS_DOTS, DS_BAILING };
 
 /* leading dense layers, then MoE with a shared expert n_expert_shared
  * experts wide.  DeepSeek: softmax routing, unnormalised, scaled by
  * expert_weights_scale.  dots1: Qwen3's Q/K norms, the routing the GGUF's
- * keys choose, a selection bias where the GGUF has one. */
-static int build_dslike(llm *c, int dots)
+ * keys choose, a selection bias where the GGUF has one.  BailingMoE: MoE
+ * in every layer (its leading_dense_block_count is read, not used),
+ * softmax routing normalised and scaled as the GGUF's keys say. */
+static int build_dslike(llm *c, int kind)
 {
+    int dots = kind == DS_DOTS;
     gg_ctx *g = c->g;
     llm_moe p;
     moe_defaults(c, &p);
@@ -431,9 +436,12 @@ static int build_dslike(llm *c, int dots)
         if (!gating_ok(&p))
             return ARCH_NOT_MODELLED;   /* llama.cpp aborts without expert_gating_func */
     } else {
-        double scale = llm_hparam(c, "expert_weights_scale", 0);
-        p.scale_w = (float)scale != 0.0f && (float)scale != 1.0f;
+        moe_keys(c, &p);
+        p.gating = LLM_MOE_SOFTMAX;
+        if (kind == DS_DEEPSEEK)
+            p.norm_w = 0;   /* not read */
     }
+    uint32_t n_dense = kind == DS_BAILING ? 0 : c->m->n_layer_dense_lead;
     if (!c->m->n_expert_shared)
         return ARCH_NOT_MODELLED;   /* shared experts of width 0 */
     gg_tensor *inpL = begin(c);
@@ -456,7 +464,7 @@ static int build_dslike(llm *c, int dots)
         }
         gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
         cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
-        if ((uint32_t)il < c->m->n_layer_dense_lead) {
+        if ((uint32_t)il < n_dense) {
             cur = llm_ffn_par(c, cur, (int64_t)c->m->n_ff, 0, 0, 0);
         } else {
             p.exp_probs_b = dots && has(c, "blk.%d.exp_probs_b.bias", il, 0);
@@ -471,12 +479,17 @@ static int build_dslike(llm *c, int dots)
 
 static int build_deepseek(llm *c)
 {
-    return build_dslike(c, 0);
+    return build_dslike(c, DS_DEEPSEEK);
 }
 
 static int build_dots1(llm *c)
 {
-    return build_dslike(c, 1);
+    return build_dslike(c, DS_DOTS);
+}
+
+static int build_bailingmoe(llm *c)
+{
+    return build_dslike(c, DS_BAILING);
 }
 
 /* ---- glm4moe ---- */
@@ -593,6 +606,7 @@ static const moe_arch archs[] = {
     {"glm4moe", build_glm4moe},
     {"hunyuan-moe", build_hunyuan_moe},
     {"deepseek", build_deepseek},
+    {"bailingmoe", build_bailingmoe},
 };
 
 static const moe_arch *find_arch(const char *arch)
