@@ -417,17 +417,20 @@ static int build_ernie(llm *c)
 
 /* ---- deepseek (V1 MoE), dots1, bailingmoe ---- */
 
-enum { DS_DEEPSEEK, DS_DOTS, DS_BAILING };
+enum { DS_DEEPSEEK, DS_DOTS, DS_BAILING, DS_BAILING2 };
 
 /* leading dense layers, then MoE with a shared expert n_expert_shared
  * experts wide.  DeepSeek: softmax routing, unnormalised, scaled by
  * expert_weights_scale.  dots1: Qwen3's Q/K norms, the routing the GGUF's
  * keys choose, a selection bias where the GGUF has one.  BailingMoE: MoE
  * in every layer (its leading_dense_block_count is read, not used),
- * softmax routing normalised and scaled as the GGUF's keys say. */
+ * softmax routing normalised and scaled as the GGUF's keys say.
+ * BailingMoE2: dots1's graph (with its fused QKV), the shared expert
+ * expert_shared_feed_forward_length (else one expert) wide, times
+ * n_expert_shared. */
 static int build_dslike(llm *c, int kind)
 {
-    int dots = kind == DS_DOTS;
+    int dots = kind == DS_DOTS || kind == DS_BAILING2;
     gg_ctx *g = c->g;
     llm_moe p;
     moe_defaults(c, &p);
@@ -442,6 +445,8 @@ static int build_dslike(llm *c, int kind)
             p.norm_w = 0;   /* not read */
     }
     uint32_t n_dense = kind == DS_BAILING ? 0 : c->m->n_layer_dense_lead;
+    int64_t n_ff_sh = (kind == DS_BAILING2 && c->m->n_ff_shexp ? (int64_t)c->m->n_ff_shexp : p.n_ff) *
+                      (int64_t)c->m->n_expert_shared;
     if (!c->m->n_expert_shared)
         return ARCH_NOT_MODELLED;   /* shared experts of width 0 */
     gg_tensor *inpL = begin(c);
@@ -469,8 +474,7 @@ static int build_dslike(llm *c, int kind)
         } else {
             p.exp_probs_b = dots && has(c, "blk.%d.exp_probs_b.bias", il, 0);
             gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
-            cur = gg_binary(g, GG_ADD, moe_out,
-                            llm_ffn_par(c, cur, p.n_ff * (int64_t)c->m->n_expert_shared, 0, 0, 0));
+            cur = gg_binary(g, GG_ADD, moe_out, llm_ffn_par(c, cur, n_ff_sh, 0, 0, 0));
         }
         inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
     }
@@ -490,6 +494,11 @@ static int build_dots1(llm *c)
 static int build_bailingmoe(llm *c)
 {
     return build_dslike(c, DS_BAILING);
+}
+
+static int build_bailingmoe2(llm *c)
+{
+    return build_dslike(c, DS_BAILING2);
 }
 
 /* ---- glm4moe ---- */
@@ -607,6 +616,7 @@ static const moe_arch archs[] = {
     {"hunyuan-moe", build_hunyuan_moe},
     {"deepseek", build_deepseek},
     {"bailingmoe", build_bailingmoe},
+    {"bailingmoe2", build_bailingmoe2},
 };
 
 static const moe_arch *find_arch(const char *arch)
