@@ -595,6 +595,59 @@ static int build_hunyuan_moe(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- grovemoe ---- */
+
+/* Qwen3's attention; the router's logits feed two MoE calls, the experts
+ * and then the chunk experts (on the experts' output, as the graph has
+ * it), both selecting by sigmoid(logits); the second scaled and added */
+static int build_grovemoe(llm *c)
+{
+    gg_ctx *g = c->g;
+    int64_t per_group = (int64_t)llm_hparam(c, "experts_per_group", 0);
+    int64_t n_ff_ch = (int64_t)llm_hparam(c, "expert_chunk_feed_forward_length", 0);
+    if (per_group <= 0 || (int64_t)c->m->n_expert % per_group ||
+        llm_hparam(c, "expert_group_count", 0) > 1)
+        return ARCH_NOT_MODELLED;
+    int64_t n_chunk = (int64_t)c->m->n_expert / per_group;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = llm_norm_rms(c, q, vec(c, L->head_dim_k));
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = llm_norm_rms(c, k, vec(c, L->head_dim_k));
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        gg_tensor *probs = gg_mul_mat(g, llm_weight(c, c->n_embd, (int64_t)c->m->n_expert), cur);
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.norm_w = 1;
+        p.grove = 1;
+        p.probs_in = probs;
+        p.n_expert_full = (int64_t)c->m->n_expert;
+        cur = llm_moe_ffn(c, cur, &p);
+        p.n_expert = n_chunk;
+        p.n_expert_used = p.n_expert_used > n_chunk ? n_chunk : p.n_expert_used;
+        p.n_used_sum = (int64_t)c->m->n_expert_used;
+        p.n_ff = n_ff_ch ? n_ff_ch : L->head_dim_k;
+        if (p.n_used_sum > p.n_expert_used)
+            return ARCH_NOT_MODELLED;   /* llama.cpp's reduction would view past the experts */
+        gg_tensor *chunk = llm_moe_ffn(c, cur, &p);
+        cur = gg_binary(g, GG_ADD, cur, gg_scale(g, chunk));
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -617,6 +670,7 @@ static const moe_arch archs[] = {
     {"deepseek", build_deepseek},
     {"bailingmoe", build_bailingmoe},
     {"bailingmoe2", build_bailingmoe2},
+    {"grovemoe", build_grovemoe},
 };
 
 static const moe_arch *find_arch(const char *arch)

@@ -44,6 +44,8 @@ static gg_tensor *route(llm *c, gg_tensor *logits, const llm_moe *p, gg_tensor *
         sel = gg_binary(g, GG_ADD, probs, llm_weight(c, p->n_expert, 1));
     if (p->weight_before_ffn)   /* Llama 4 selects on the logits */
         sel = logits;
+    if (p->grove)
+        sel = gg_unary(g, logits);
     if (p->n_groups > 1 && n_tokens > 0) {
         int64_t per_group = p->n_expert / p->n_groups;
         gg_tensor *groups = gg_reshape_3d(g, sel, per_group, p->n_groups, n_tokens);
@@ -59,7 +61,14 @@ static gg_tensor *route(llm *c, gg_tensor *logits, const llm_moe *p, gg_tensor *
         sel = gg_reshape_2d(g, sel, p->n_expert, n_tokens);
     }
     *selected = llm_argsort_top_k(c, sel, p->n_expert_used);
-    probs = gg_reshape_3d(g, probs, 1, p->n_expert, n_tokens);
+    if (p->grove && p->n_expert != p->n_expert_full) {
+        /* the chunk expert of each selected expert: i32 -> f32, scaled, -> i32 */
+        gg_tensor *f = gg_cast(g, *selected, GG_F32);
+        *selected = gg_cast(g, gg_scale(g, f), GG_I32);
+        probs = gg_reshape_3d(g, probs, 1, p->n_expert_full, n_tokens);
+    } else {
+        probs = gg_reshape_3d(g, probs, 1, p->n_expert, n_tokens);
+    }
     gg_tensor *w = gg_get_rows(g, probs, *selected);
     if (p->gating == LLM_MOE_SOFTMAX_WEIGHT) {
         w = gg_reshape_2d(g, w, p->n_expert_used, n_tokens);
@@ -82,7 +91,8 @@ gg_tensor *llm_moe_ffn(llm *c, gg_tensor *cur, const llm_moe *p)
 {
     gg_ctx *g = c->g;
     int64_t n_embd = cur->ne[0], n_tokens = cur->ne[1], n_used = p->n_expert_used;
-    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, n_embd, p->n_expert), cur);
+    gg_tensor *logits = p->probs_in ? p->probs_in
+                                    : gg_mul_mat(g, llm_weight(c, n_embd, p->n_expert), cur);
     gg_tensor *selected;
     gg_tensor *weights = route(c, logits, p, &selected);
     gg_expand(g, weights);   /* "call early so that topk-moe can be used" */

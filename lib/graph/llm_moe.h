@@ -43,6 +43,10 @@ typedef struct llm_moe {
     int weight_before_ffn;    /* Llama 4: weights applied to the input */
     int64_t n_used_sum;       /* experts summed in the reduction (per-layer
                                  n_expert_used); 0: n_expert_used */
+    gg_tensor *probs_in;      /* router logits computed by the caller (no router matmul) */
+    int grove;                /* GroveMoE: selection by sigmoid(logits); chunk experts
+                                 (n_expert below n_expert_full) map the selection back */
+    int64_t n_expert_full;    /* the model's n_expert, for GroveMoE's chunk experts */
 } llm_moe;
 
 /* build_moe_ffn on cur [n_embd, n_tokens]: the reduced expert output */
