@@ -648,6 +648,41 @@ static int build_grovemoe(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- arctic ---- */
+
+/* a dense residual FFN n_embd wide after the attention, and the MoE (n_ff
+ * wide experts) on the layer's input, normalised by its own norm, added */
+static int build_arctic(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn_b(c, il, q, k, v, 0);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        cur = llm_ffn_par(c, cur, c->n_embd, 0, 0, 0);
+        gg_tensor *ffn_out = gg_binary(g, GG_ADD, cur, ffn_inp);
+        cur = llm_norm_rms(c, inpSA, vec(c, c->n_embd));
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.n_ff = (int64_t)c->m->n_ff;
+        p.norm_w = 1;
+        cur = llm_moe_ffn(c, cur, &p);
+        inpL = gg_binary(g, GG_ADD, cur, ffn_out);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -671,6 +706,7 @@ static const moe_arch archs[] = {
     {"bailingmoe", build_bailingmoe},
     {"bailingmoe2", build_bailingmoe2},
     {"grovemoe", build_grovemoe},
+    {"arctic", build_arctic},
 };
 
 static const moe_arch *find_arch(const char *arch)
