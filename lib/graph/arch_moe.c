@@ -46,8 +46,8 @@ static int finish(llm *c, gg_tensor *cur)
 /* build_qkv: the fused projection (attn_qkv) or three; biases where the
  * GGUF has them (a config.json: where attention_bias says); reshaped to
  * heads unless `flat` */
-static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tensor **k,
-                gg_tensor **v)
+static void qkv_clamp(llm *c, gg_tensor *cur, int il, int flat, int clamp, gg_tensor **q,
+                      gg_tensor **k, gg_tensor **v)
 {
     gg_ctx *g = c->g;
     const kvp_layer *L = &c->m->layers[il];
@@ -64,6 +64,8 @@ static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tens
                  has(c, "blk.%d.attn_v.bias", il, 0))
             t = gg_binary(g, GG_ADD, t,
                           gg_concat(g, gg_concat(g, vec(c, eq), vec(c, ek), 0), vec(c, ev), 0));
+        if (!flat && clamp)
+            t = gg_dup_op(g, GG_CLAMP, t);
         uint64_t es = gg_row_size(t->type, 1);
         if (!flat) {
             Q = gg_view_3d(g, t, hq, nq, T, es * (uint64_t)hq, t->nb[1], 0);
@@ -79,12 +81,18 @@ static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tens
         Q = gg_mul_mat(g, llm_weight(c, c->n_embd, eq), cur);
         if (has(c, "blk.%d.attn_q.bias", il, bias))
             Q = gg_binary(g, GG_ADD, Q, vec(c, eq));
+        if (!flat && clamp)
+            Q = gg_dup_op(g, GG_CLAMP, Q);
         K = gg_mul_mat(g, llm_weight(c, c->n_embd, ek), cur);
         if (has(c, "blk.%d.attn_k.bias", il, bias))
             K = gg_binary(g, GG_ADD, K, vec(c, ek));
+        if (!flat && clamp)
+            K = gg_dup_op(g, GG_CLAMP, K);
         V = gg_mul_mat(g, llm_weight(c, c->n_embd, ev), cur);
         if (has(c, "blk.%d.attn_v.bias", il, bias))
             V = gg_binary(g, GG_ADD, V, vec(c, ev));
+        if (!flat && clamp)
+            V = gg_dup_op(g, GG_CLAMP, V);
         if (!flat) {
             Q = gg_reshape_3d(g, Q, hq, nq, T);
             K = gg_reshape_3d(g, K, hk, nk, T);
@@ -94,6 +102,13 @@ static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tens
     *q = Q;
     *k = K;
     *v = V;
+}
+
+/* build_qkv for the architectures that leave f_clamp_kqv at 0 */
+static void qkv(llm *c, gg_tensor *cur, int il, int flat, gg_tensor **q, gg_tensor **k,
+                gg_tensor **v)
+{
+    qkv_clamp(c, cur, il, flat, 0, q, k, v);
 }
 
 /* build_attn over the layer's cache, the output projection and its bias
@@ -683,6 +698,44 @@ static int build_arctic(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- dbrx ---- */
+
+/* LayerNorms without biases, the fused QKV clamped (attention.clamp_kqv),
+ * MoE with n_ff wide experts in every layer */
+static int build_dbrx(llm *c)
+{
+    gg_ctx *g = c->g;
+    int clamp = llm_hparam(c, "attention.clamp_kqv", 0) > 0;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm(c, inpL, vec(c, c->n_embd), NULL);
+        gg_tensor *q, *k, *v;
+        qkv_clamp(c, cur, il, 0, clamp, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn_b(c, il, q, k, v, 0);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm(c, ffn_inp, vec(c, c->n_embd), NULL);
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.n_ff = (int64_t)c->m->n_ff;
+        p.norm_w = 1;
+        cur = llm_moe_ffn(c, cur, &p);
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm(c, inpL, vec(c, c->n_embd), NULL);
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -707,6 +760,7 @@ static const moe_arch archs[] = {
     {"bailingmoe2", build_bailingmoe2},
     {"grovemoe", build_grovemoe},
     {"arctic", build_arctic},
+    {"dbrx", build_dbrx},
 };
 
 static const moe_arch *find_arch(const char *arch)
