@@ -736,6 +736,48 @@ static int build_dbrx(llm *c)
     return 0;
 }
 
+/* ---- smallthinker (without its sliding window) ---- */
+
+/* the router reads the layer's input (before the attention norm); ReLU
+ * GLU experts, routing by the GGUF's gating function, normalised.  A GGUF
+ * with attention.sliding_window > 0 builds the iSWA graph, which is not
+ * rebuilt here. */
+static int build_smallthinker(llm *c)
+{
+    gg_ctx *g = c->g;
+    if (llm_hparam(c, "attention.sliding_window", 0) > 0)
+        return ARCH_NOT_MODELLED;
+    llm_moe p;
+    moe_defaults(c, &p);
+    p.gating = (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+    if (!gating_ok(&p))
+        return ARCH_NOT_MODELLED;   /* llama.cpp aborts without one */
+    p.norm_w = 1;
+    p.act = LLM_MOE_RELU;
+    gg_tensor *inpL = begin(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        gg_tensor *probs = gg_mul_mat(g, llm_weight(c, c->n_embd, (int64_t)c->m->n_expert), inpL);
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+            probs = gg_get_rows(g, probs, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        p.probs_in = probs;
+        cur = llm_moe_ffn(c, cur, &p);
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 typedef struct moe_arch {
@@ -761,6 +803,7 @@ static const moe_arch archs[] = {
     {"grovemoe", build_grovemoe},
     {"arctic", build_arctic},
     {"dbrx", build_dbrx},
+    {"smallthinker", build_smallthinker},
 };
 
 static const moe_arch *find_arch(const char *arch)
