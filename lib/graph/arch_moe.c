@@ -43,6 +43,18 @@ static int finish(llm *c, gg_tensor *cur)
     return 0;
 }
 
+static const char *arch_of(const llm *c)
+{
+    return c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch;
+}
+
+/* the loaders that create only the fused QKV (a config.json has no tensor
+ * list to say) */
+static int fused_only(const llm *c)
+{
+    return !strcmp(arch_of(c), "dbrx") || !strcmp(arch_of(c), "bailingmoe2");
+}
+
 /* build_qkv: the fused projection (attn_qkv) or three; biases where the
  * GGUF has them (a config.json: where attention_bias says); reshaped to
  * heads unless `flat` */
@@ -56,7 +68,7 @@ static void qkv_clamp(llm *c, gg_tensor *cur, int il, int flat, int clamp, gg_te
     int64_t eq = hq * nq, ek = hk * nk, ev = hv * nv;
     int bias = c->m->attention_bias > 0;
     gg_tensor *Q, *K, *V;
-    if (has(c, "blk.%d.attn_qkv.weight", il, 0)) {
+    if (has(c, "blk.%d.attn_qkv.weight", il, fused_only(c))) {
         gg_tensor *t = gg_mul_mat(g, llm_weight(c, c->n_embd, eq + ek + ev), cur);
         if (has(c, "blk.%d.attn_qkv.bias", il, bias))
             t = gg_binary(g, GG_ADD, t, vec(c, eq + ek + ev));
@@ -144,6 +156,16 @@ static void moe_defaults(llm *c, llm_moe *p)
     p->n_group_used = (int64_t)llm_hparam(c, "expert_group_used_count", 0);
 }
 
+/* the gating function a GGUF names; a config.json names none, and
+ * sigmoid (what a conversion writes for these models) allocates as
+ * softmax does */
+static llm_moe_gating gating_key(const llm *c)
+{
+    if (!c->m->n_tensors && !llm_hparam_has(c, "expert_gating_func"))
+        return LLM_MOE_SIGMOID;
+    return (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+}
+
 /* the routing keys an architecture's load_arch_hparams reads (norm, scale,
  * gating function), with llama.cpp's defaults when absent */
 static void moe_keys(llm *c, llm_moe *p)
@@ -151,7 +173,7 @@ static void moe_keys(llm *c, llm_moe *p)
     double scale = llm_hparam(c, "expert_weights_scale", 0);
     p->norm_w = llm_hparam(c, "expert_weights_norm", 0) != 0;
     p->scale_w = (float)scale != 0.0f && (float)scale != 1.0f;
-    p->gating = (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+    p->gating = gating_key(c);
 }
 
 static int gating_ok(const llm_moe *p)
@@ -171,14 +193,15 @@ typedef struct moe_style {
     int vl;             /* Qwen3-VL: M-RoPE (4 positions a token) and deepstack inputs */
     int wo_b;           /* the graph passes the attention output's bias */
     int keyed;          /* MiniMax-M2: the gating function from the GGUF, a selection bias */
+    int ff_exps;        /* the experts are n_ff (not n_ff_exp) wide */
 } moe_style;
 
 static const moe_style styles[] = {
-    {"qwen3moe", QK_HEADS, 1, 0, 0, 1, 0},
-    {"qwen2moe", QK_NONE, 0, 1, 0, 1, 0},
-    {"olmoe", QK_FLAT, 0, 0, 0, 0, 0},
-    {"qwen3vlmoe", QK_HEADS, 1, 0, 1, 1, 0},
-    {"minimax-m2", QK_FLAT, 1, 0, 0, 0, 1},
+    {"qwen3moe", QK_HEADS, 1, 0, 0, 1, 0, 0},
+    {"qwen2moe", QK_NONE, 0, 1, 0, 1, 0, 0},
+    {"olmoe", QK_FLAT, 0, 0, 0, 0, 0, 1},
+    {"qwen3vlmoe", QK_HEADS, 1, 0, 1, 1, 0, 0},
+    {"minimax-m2", QK_FLAT, 1, 0, 0, 0, 1, 1},
 };
 
 static const moe_style *find_style(const char *arch)
@@ -222,13 +245,13 @@ static gg_tensor *shexp_gated(llm *c, gg_tensor *cur, int64_t n_ff)
 
 static int build_qwen(llm *c)
 {
-    const moe_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
+    const moe_style *s = find_style(arch_of(c));
     gg_ctx *g = c->g;
     llm_moe p;
     moe_defaults(c, &p);
     p.norm_w = s->norm_w;
     if (s->keyed) {
-        p.gating = (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+        p.gating = gating_key(c);
         if (!gating_ok(&p))
             return ARCH_NOT_MODELLED;   /* llama.cpp aborts without one */
     }
@@ -270,6 +293,8 @@ static int build_qwen(llm *c)
         cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
         if (s->keyed)
             p.exp_probs_b = has(c, "blk.%d.exp_probs_b.bias", il, 1);
+        if (s->ff_exps)   /* OLMoE, MiniMax-M2: experts feed_forward_length wide */
+            p.n_ff = (int64_t)c->m->n_ff;
         gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
         if (s->shexp_gated) {
             int64_t n_ff_sh = c->m->n_ff_shexp ? (int64_t)c->m->n_ff_shexp : (int64_t)c->m->n_ff;
@@ -749,7 +774,7 @@ static int build_smallthinker(llm *c)
         return ARCH_NOT_MODELLED;
     llm_moe p;
     moe_defaults(c, &p);
-    p.gating = (llm_moe_gating)llm_hparam(c, "expert_gating_func", LLM_MOE_GATING_NONE);
+    p.gating = gating_key(c);
     if (!gating_ok(&p))
         return ARCH_NOT_MODELLED;   /* llama.cpp aborts without one */
     p.norm_w = 1;
@@ -780,30 +805,38 @@ static int build_smallthinker(llm *c)
 
 /* ---- the table ---- */
 
+/* A config.json has no GGUF keys or tensor list.  Where the graph's
+ * allocation depends on keys a conversion writes and kvp_model does not
+ * carry (weight normalisation, group routing, selection biases, Qwen3-VL's
+ * deepstack, ERNIE's MoE interleave, GroveMoE's chunk experts), the
+ * architecture is rebuilt from a GGUF only.  Keys that only change
+ * in-place nodes (softmax or sigmoid gating, weight and residual scales,
+ * the QKV clamp) allocate alike either way. */
 typedef struct moe_arch {
     const char *arch;
     int (*build)(llm *c);
+    int from_config;
 } moe_arch;
 
 static const moe_arch archs[] = {
-    {"qwen3moe", build_qwen},
-    {"qwen2moe", build_qwen},
-    {"olmoe", build_qwen},
-    {"qwen3vlmoe", build_qwen},
-    {"minimax-m2", build_qwen},
-    {"granitemoe", build_granitemoe},
-    {"phimoe", build_phimoe},
-    {"ernie4_5-moe", build_ernie},
-    {"dots1", build_dots1},
-    {"glm4moe", build_glm4moe},
-    {"hunyuan-moe", build_hunyuan_moe},
-    {"deepseek", build_deepseek},
-    {"bailingmoe", build_bailingmoe},
-    {"bailingmoe2", build_bailingmoe2},
-    {"grovemoe", build_grovemoe},
-    {"arctic", build_arctic},
-    {"dbrx", build_dbrx},
-    {"smallthinker", build_smallthinker},
+    {"qwen3moe", build_qwen, 1},
+    {"qwen2moe", build_qwen, 1},
+    {"olmoe", build_qwen, 1},
+    {"qwen3vlmoe", build_qwen, 0},
+    {"minimax-m2", build_qwen, 1},
+    {"granitemoe", build_granitemoe, 1},
+    {"phimoe", build_phimoe, 1},
+    {"ernie4_5-moe", build_ernie, 0},
+    {"dots1", build_dots1, 0},
+    {"glm4moe", build_glm4moe, 0},
+    {"hunyuan-moe", build_hunyuan_moe, 1},
+    {"deepseek", build_deepseek, 1},
+    {"bailingmoe", build_bailingmoe, 0},
+    {"bailingmoe2", build_bailingmoe2, 0},
+    {"grovemoe", build_grovemoe, 0},
+    {"arctic", build_arctic, 1},
+    {"dbrx", build_dbrx, 1},
+    {"smallthinker", build_smallthinker, 1},
 };
 
 static const moe_arch *find_arch(const char *arch)
@@ -821,8 +854,8 @@ int arch_moe_handles(const char *arch)
 
 int arch_moe_build(llm *c)
 {
-    const moe_arch *a = find_arch(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
-    if (!a || !fits(c))
+    const moe_arch *a = find_arch(arch_of(c));
+    if (!a || !fits(c) || (!c->m->n_tensors && !a->from_config))
         return ARCH_NOT_MODELLED;
     return a->build(c);
 }
