@@ -220,9 +220,10 @@ static int fits(const llm *c)
     if (!(m->n_expert > 0 && m->n_expert_used > 0 && m->n_expert_used <= LLM_MOE_MAX_USED &&
           m->n_expert_used <= m->n_expert && (m->n_ff_exp > 0 || m->n_ff > 0)))
         return 0;
-    /* per-layer expert counts and widths are not kept */
+    /* per-layer expert counts and FFN widths are not kept */
     if (llm_hparam_varies(c, "expert_used_count") ||
-        llm_hparam_varies(c, "expert_feed_forward_length"))
+        llm_hparam_varies(c, "expert_feed_forward_length") ||
+        llm_hparam_varies(c, "feed_forward_length"))
         return 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
         size_t n = strlen(m->tensors[i].name);
