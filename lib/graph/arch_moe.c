@@ -804,6 +804,72 @@ static int build_smallthinker(llm *c)
     return finish(c, inpL);
 }
 
+/* ---- llama4 (without chunked attention) ---- */
+
+/* A GGUF with attention.sliding_window = 0 builds Llama 4's graph over one
+ * cache; otherwise (the default) chunked attention over an iSWA cache,
+ * which is not rebuilt here.  Every layer but the last ropes (then
+ * weightless RMS norms on Q and K unless the model has 128 experts); the
+ * last scales Q by the attention-temperature input.  MoE layers every
+ * interleave_moe_layer_step-th: sigmoid weights applied to the input
+ * before the experts, selection on the logits, a shared expert one
+ * expert wide; dense FFNs (with optional biases) between. */
+static int build_llama4(llm *c)
+{
+    gg_ctx *g = c->g;
+    if (!llm_hparam_has(c, "attention.sliding_window") ||
+        llm_hparam(c, "attention.sliding_window", 0) != 0)
+        return ARCH_NOT_MODELLED;
+    int64_t step = (int64_t)llm_hparam(c, "interleave_moe_layer_step", 0);
+    int kq_norm = c->m->n_expert != 128;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    gg_tensor *attn_scale = gg_input(gg_new_3d(g, GG_F32, 1, 1, c->n_tokens), "inp_attn_scale");
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        int use_rope = (il + 1) % c->n_layer != 0;
+        gg_tensor *cur = llm_norm_rms(c, inpL, vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        qkv(c, cur, il, 0, &q, &k, &v);
+        if (use_rope) {
+            q = gg_rope(g, q, c->inp_pos, NULL);
+            k = gg_rope(g, k, c->inp_pos, NULL);
+        } else {
+            q = gg_binary(g, GG_MUL, q, attn_scale);
+        }
+        if (use_rope && kq_norm) {
+            q = gg_rms_norm(g, q);
+            k = gg_rms_norm(g, k);
+        }
+        cur = attn(c, il, q, k, v);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, vec(c, c->n_embd));
+        if (step > 0 && (il + 1) % step == 0) {
+            llm_moe p;
+            moe_defaults(c, &p);
+            p.n_ff = (int64_t)c->m->n_ff_exp;
+            p.gating = LLM_MOE_SIGMOID;
+            p.weight_before_ffn = 1;
+            gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
+            cur = gg_binary(g, GG_ADD, moe_out, llm_ffn_par(c, cur, p.n_ff, 0, 0, 0));
+        } else {
+            cur = llm_ffn_par(c, cur, (int64_t)c->m->n_ff,
+                              has(c, "blk.%d.ffn_up.bias", il, 0),
+                              has(c, "blk.%d.ffn_gate.bias", il, 0),
+                              has(c, "blk.%d.ffn_down.bias", il, 0));
+        }
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    return finish(c, inpL);
+}
+
 /* ---- the table ---- */
 
 /* A config.json has no GGUF keys or tensor list.  Where the graph's
@@ -838,6 +904,7 @@ static const moe_arch archs[] = {
     {"arctic", build_arctic, 1},
     {"dbrx", build_dbrx, 1},
     {"smallthinker", build_smallthinker, 1},
+    {"llama4", build_llama4, 0},
 };
 
 static const moe_arch *find_arch(const char *arch)
