@@ -121,6 +121,16 @@ typedef struct kvp_fact {
     char source[120];
 } kvp_fact;
 
+/* A numeric "<arch>.*" key of a GGUF's metadata (kvp_model.gguf_nums). */
+enum { KVP_MAX_GGUF_NUMS = 96 };
+typedef struct kvp_gguf_num {
+    char key[56];            /* without the "<arch>." prefix: "expert_weights_scale" */
+    double value;            /* a bool is 0 or 1; an array: its first element */
+    double next[3];          /* an array's elements 1 to 3 (0 past its end) */
+    uint32_t n;              /* 1, or the array's length */
+    int uniform;             /* every element of the array equals value */
+} kvp_gguf_num;
+
 /* One weight tensor of a GGUF, for placing weights on devices. */
 enum { KVP_TENSOR_INPUT = -1, KVP_TENSOR_OUTPUT = -2 };
 typedef struct kvp_tensor {
@@ -201,6 +211,13 @@ typedef struct kvp_model {
     kvp_tensor *tensors;
     size_t n_tensors;
     int tied_output;
+    /* The same GGUF's numeric "<arch>.*" keys, the first KVP_MAX_GGUF_NUMS
+     * in file order: the hyperparameters llama.cpp's graph builders read
+     * beyond the shapes above (expert_weights_scale, residual_scale, ...),
+     * for rebuilding its compute graph (lib/graph/).  None for a
+     * config.json. */
+    size_t n_gguf_nums;
+    kvp_gguf_num gguf_nums[KVP_MAX_GGUF_NUMS];
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);

@@ -621,6 +621,61 @@ static int weight_bytes(rd *r)
     return 0;
 }
 
+/* The numeric "<arch>.*" keys, scalars and arrays, for the graph builders
+ * (kvp_model.gguf_nums); an array's uniformity is checked over its first
+ * 4096 elements (per-layer arrays hold at most 512). */
+#undef key /* gguf_kv.key and kvp_gguf_num.key below */
+
+static int arr_num(const gguf_kv *kv, uint64_t i, double *v)
+{
+    uint64_t u;
+    if (!kvp_gguf_arr_float(kv, i, v))
+        return 0;
+    if (kv->arr_type != GGUF_BOOL || kvp_gguf_arr_uint(kv, i, &u))
+        return -1;
+    *v = (double)u;
+    return 0;
+}
+
+static void read_nums(rd *r)
+{
+    kvp_model *m = r->m;
+    size_t plen = strlen(r->arch);
+    for (uint64_t i = 0; i < r->f->n_kv && m->n_gguf_nums < KVP_MAX_GGUF_NUMS; i++) {
+        const gguf_kv *kv = &r->f->kv[i];
+        if (kv->key.len <= plen + 1 || kv->key.len - plen - 1 >= sizeof m->gguf_nums[0].key ||
+            memcmp(kv->key.s, r->arch, plen) || kv->key.s[plen] != '.')
+            continue;
+        kvp_gguf_num *n = &m->gguf_nums[m->n_gguf_nums];
+        double v, first;
+        if (kv->type == GGUF_ARRAY) {
+            if (!kv->arr_n || kv->arr_n > UINT32_MAX || arr_num(kv, 0, &first))
+                continue;
+            n->n = (uint32_t)kv->arr_n;
+            for (uint64_t j = 1; j < 4 && j < kv->arr_n; j++)
+                if (arr_num(kv, j, &n->next[j - 1]))
+                    n->next[j - 1] = 0;
+            n->uniform = kv->arr_n <= 4096;
+            for (uint64_t j = 1; n->uniform && j < kv->arr_n; j++)
+                n->uniform = !arr_num(kv, j, &v) && v == first;
+        } else {
+            char k[128];
+            snprintf(k, sizeof k, "%.*s", (int)kv->key.len, kv->key.s);
+            if (kv->type == GGUF_BOOL)
+                first = (double)kv->v.u;
+            else if (kvp_gguf_get_float(r->f, k, &first))
+                continue;
+            n->n = 1;
+            n->uniform = 1;
+        }
+        n->value = first;
+        snprintf(n->key, sizeof n->key, "%.*s", (int)(kv->key.len - plen - 1),
+                 kv->key.s + plen + 1);
+        m->n_gguf_nums++;
+    }
+}
+#define key gguf_rd_key
+
 int kvp_model_from_gguf_file(const gguf_file *f, const char *path, kvp_model **out,
                              kvp_error *err)
 {
@@ -633,6 +688,8 @@ int kvp_model_from_gguf_file(const gguf_file *f, const char *path, kvp_model **o
                           read_twin_dims(&r) || (r.a->finish && r.a->finish(&r)) ||
                           weight_bytes(&r)
                       ? -1 : 0;
+    if (rc == 0)
+        read_nums(&r);
     rd_free(&r);
     if (rc) {
         kvp_model_free(m);

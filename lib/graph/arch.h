@@ -7,9 +7,10 @@
 
 #include "llm.h"
 
-/* what a build returns for a setting whose graph it does not rebuild
- * (compute.c reports it as not modelled, not as an error) */
-enum { ARCH_NOT_MODELLED = 1 };
+/* What a build returns for a variant of a handled architecture (a setting,
+ * an optional tensor) it cannot rebuild exactly: compute.c falls back to
+ * the labelled estimate, never to a wrong "exact" figure. */
+enum { ARCH_NOT_MODELLED = 2 };
 
 int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
@@ -17,5 +18,8 @@ int arch_gemma_handles(const char *arch);
 int arch_gemma_build(llm *c);
 int arch_decoder_handles(const char *arch);
 int arch_decoder_build(llm *c);
+
+int arch_moe_handles(const char *arch);
+int arch_moe_build(llm *c);
 
 #endif

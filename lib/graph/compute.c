@@ -28,6 +28,7 @@ static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_gemma_handles, arch_gemma_build},
     {arch_decoder_handles, arch_decoder_build},
+    {arch_moe_handles, arch_moe_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -195,11 +196,10 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     uint64_t size = 0;
     int rc = b->build(&c);
     if (rc == ARCH_NOT_MODELLED) {
+        /* a variant of the architecture the builder cannot rebuild exactly
+         * (a setting, an optional tensor): the labelled estimate instead */
         gg_free(c.g);
-        snprintf(out->how, sizeof out->how,
-                 "not modelled: kvplan does not rebuild llama.cpp's %s graph for this setting",
-                 arch);
-        return 0;
+        return estimate(m, r, arch, o, out);
     }
     if (rc == 0)
         rc = gg_alloc_size(c.g, CPU_ALIGNMENT, &size);
