@@ -198,6 +198,17 @@ typedef struct kvp_model {
     kvp_tensor *tensors;
     size_t n_tensors;
     int tied_output;
+    /* MoE routing as llama.cpp reads it from a GGUF (expert_group_count,
+     * expert_group_used_count, expert_weights_norm, expert_weights_scale,
+     * expert_gating_func: 1 softmax, 2 sigmoid, ...); 0 when absent.  Its
+     * compute graph has more nodes with them (lib/graph/). */
+    uint32_t n_expert_groups, n_group_used;
+    int expert_weights_norm;
+    double expert_weights_scale;
+    uint32_t expert_gating_func;
+    /* attention.temperature_scale (Llama 4 style temperature tuning of Q,
+     * DeepSeek2 / Mistral MLA models); 0 when absent */
+    double attn_temp_scale;
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);

@@ -10,4 +10,11 @@
 int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
 
+/* a build's answer when this model's variant of the architecture is not
+ * mirrored (compute.c reports "not modelled" rather than a number) */
+enum { ARCH_NOT_MODELLED = 2 };
+
+int arch_mla_handles(const char *arch);
+int arch_mla_build(llm *c);
+
 #endif

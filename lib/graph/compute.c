@@ -23,6 +23,7 @@ typedef struct arch_builder {
 
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
+    {arch_mla_handles, arch_mla_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -104,6 +105,13 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     setup(&c, m, r);
     uint64_t size = 0;
     int rc = b->build(&c);
+    if (rc == ARCH_NOT_MODELLED) {
+        gg_free(c.g);
+        snprintf(out->how, sizeof out->how,
+                 "not modelled: kvplan does not rebuild this variant of llama.cpp's %s graph",
+                 arch);
+        return 0;
+    }
     if (rc == 0)
         rc = gg_alloc_size(c.g, CPU_ALIGNMENT, &size);
     /* KVPLAN_GRAPH_DEBUG=1: the rebuilt graph on stderr, for builders */

@@ -265,9 +265,11 @@ gg_tensor *gg_set_rows(gg_ctx *g, gg_tensor *dst, gg_tensor *src, gg_tensor *row
 {
     gg_tensor *t = gg_view_tensor(g, dst);
     t->op = GG_SET_ROWS;
-    t->src[0] = dst;
-    t->src[1] = src;
-    t->src[2] = rows;
+    /* ggml_set_rows's order (the destination last), which the graph's
+     * depth-first order follows */
+    t->src[0] = src;
+    t->src[1] = rows;
+    t->src[2] = dst;
     return t;
 }
 
