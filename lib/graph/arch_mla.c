@@ -31,7 +31,7 @@ static void ds_routing(const llm *c, int il, ds_moe *p)
     p->gating = (int)m->expert_gating_func;
     if (!p->gating)
         p->gating = (m->n_layers == 47 || m->n_layers == 48) && m->n_vocab == 154880 ? 2 : 1;
-    p->probs_b = llm_has_tensor(c, "blk.%d.exp_probs_b.bias", il, 0);
+    p->probs_b = llm_has_tensor(c, "blk.%d.exp_probs_b.bias", il, m->expert_probs_bias);
     p->n_groups = m->n_expert_groups;
     p->n_group_used = m->n_group_used;
     p->norm_w = m->expert_weights_norm;
