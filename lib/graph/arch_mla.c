@@ -16,7 +16,7 @@
 
 int arch_mla_handles(const char *arch)
 {
-    return !strcmp(arch, "deepseek2");
+    return !strcmp(arch, "deepseek2") || !strcmp(arch, "mistral4");
 }
 
 /* build_moe_ffn's options from the model: deepseek2's loader defaults a
