@@ -1,8 +1,10 @@
 /* arch_mla.c - the reserved graph of llama.cpp's multi-head latent
  * attention models: src/models/deepseek2.cpp (DeepSeek-V2/V2-Lite/V3/R1,
  * Kimi-K2, GigaChat3, GLM-4.7-Flash... with the absorbed MLA weights
- * wk_b/wv_b), the trunk graph only (the MTP block is a graph of its own,
- * built for an MTP context, never in the default one).
+ * wk_b/wv_b; mistral4.cpp reuses it), the trunk graph only (the MTP block
+ * is a graph of its own, built for an MTP context, never in the default
+ * one); and src/models/minicpm3.cpp (the same latent projections, expanded
+ * into an ordinary K/V cache).
  *
  * Per layer: RMS norm, MLA attention over the K-only latent cache
  * (llm_mla.c), a residual, RMS norm, then a SwiGLU FFN in the leading
@@ -103,6 +105,101 @@ int arch_mla_build(llm *c)
     gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
     gg_set_output(norm);
     gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
+/* ---- minicpm3: src/models/minicpm3.cpp ------------------------------------
+ * DeepSeek's latent projections without the absorption: wkv_b expands the
+ * latent into per-head K (nope) and V, K's rope part is shared by every
+ * head (repeated), and the ordinary K/V cache holds the expanded heads.
+ * Embeddings, residual branches and the LM head input are scaled. */
+
+/* the row length of a GGUF tensor ("blk.0.attn_kv_a_norm.weight"), 0 when
+ * the model has no tensor list or not that tensor */
+static int64_t tensor_ne0(const llm *c, const char *name)
+{
+    for (size_t i = 0; i < c->m->n_tensors; i++)
+        if (!strcmp(c->m->tensors[i].name, name))
+            return (int64_t)c->m->tensors[i].ne0;
+    return 0;
+}
+
+/* MiniCPM3-4B's kv_lora_rank, the only MiniCPM3 there is: a config.json
+ * does not reach kvp_model with it (kvplan twin writes the same) */
+enum { MINICPM3_KV_LORA_RANK = 256 };
+
+static gg_tensor *minicpm3_attn(llm *c, const kvp_layer *L, int64_t kv_lora_rank, gg_tensor *cur)
+{
+    gg_ctx *g = c->g;
+    int64_t nt = c->n_tokens, nh = L->n_head, hk = L->head_dim_k, hv = L->head_dim_v;
+    int64_t rope = c->m->n_rot, nope = hk - rope, qr = c->m->q_lora_rank;
+    gg_tensor *q = gg_mul_mat(g, llm_weight(c, c->n_embd, qr), cur);
+    q = llm_norm_rms(c, q, llm_weight(c, qr, 1));
+    q = gg_mul_mat(g, llm_weight(c, qr, nh * hk), q);
+    q = gg_reshape_3d(g, q, hk, nh, nt);
+    gg_tensor *kv_pe = gg_mul_mat(g, llm_weight(c, c->n_embd, kv_lora_rank + rope), cur);
+    gg_tensor *kv_c = gg_view_2d(g, kv_pe, kv_lora_rank, nt, kv_pe->nb[1], 0);
+    gg_tensor *k_pe = gg_view_3d(g, kv_pe, rope, 1, nt, kv_pe->nb[1], kv_pe->nb[1],
+                                 gg_row_size(kv_pe->type, kv_lora_rank));
+    kv_c = llm_norm_rms(c, kv_c, llm_weight(c, kv_lora_rank, 1));
+    gg_tensor *kv = gg_mul_mat(g, llm_weight(c, kv_lora_rank, nh * (nope + hv)), kv_c);
+    uint64_t row = gg_row_size(kv->type, nope + hv);
+    gg_tensor *k_nope = gg_view_3d(g, kv, nope, nh, nt, row, row * (uint64_t)nh, 0);
+    gg_tensor *v = gg_view_3d(g, kv, hv, nh, nt, row, row * (uint64_t)nh,
+                              gg_row_size(kv->type, nope));
+    v = gg_cont(g, v);
+    q = gg_rope(g, q, c->inp_pos, NULL);
+    k_pe = gg_rope(g, k_pe, c->inp_pos, NULL);
+    gg_tensor *k = gg_concat(g, k_nope, gg_repeat_4d(g, k_pe, rope, nh, nt, 1), 0);
+    return llm_attn(c, &c->kv, llm_weight(c, nh * hv, c->n_embd), q, k, v, NULL, NULL, 0);
+}
+
+int arch_minicpm3_handles(const char *arch)
+{
+    return !strcmp(arch, "minicpm3");
+}
+
+int arch_minicpm3_build(llm *c)
+{
+    const kvp_model *m = c->m;
+    gg_ctx *g = c->g;
+    int64_t kv_lora_rank = m->n_tensors ? tensor_ne0(c, "blk.0.attn_kv_a_norm.weight")
+                                        : MINICPM3_KV_LORA_RANK;
+    if (!kv_lora_rank || !m->q_lora_rank || !m->n_rot)
+        return ARCH_NOT_MODELLED;
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &m->layers[il];
+        if (L->kind != KVP_LAYER_FULL || L->n_kv_heads != L->n_head ||
+            L->head_dim_k <= m->n_rot || !L->head_dim_v)
+            return ARCH_NOT_MODELLED;
+    }
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    inpL = gg_scale(g, inpL);
+    llm_inp_pos(c, 1);
+    const kvp_layer *L0 = &m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        cur = minicpm3_attn(c, &m->layers[il], kv_lora_rank, cur);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        cur = gg_scale(g, cur);
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, llm_weight(c, c->n_embd, 1));
+        cur = llm_ffn_par(c, cur, (int64_t)m->n_ff, 0, 0, 0);
+        cur = gg_scale(g, cur);
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *cur = gg_scale(g, norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), cur);
     gg_set_output(logits);
     gg_expand(g, logits);
     return 0;

@@ -24,6 +24,7 @@ typedef struct arch_builder {
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_mla_handles, arch_mla_build},
+    {arch_minicpm3_handles, arch_minicpm3_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
