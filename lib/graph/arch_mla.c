@@ -18,7 +18,18 @@
 
 int arch_mla_handles(const char *arch)
 {
-    return !strcmp(arch, "deepseek2") || !strcmp(arch, "mistral4");
+    return !strcmp(arch, "deepseek2") || !strcmp(arch, "mistral4") ||
+           !strcmp(arch, "deepseek2-ocr");
+}
+
+/* the row length of a GGUF tensor ("blk.0.attn_kv_a_norm.weight"), 0 when
+ * the model has no tensor list or not that tensor */
+static int64_t tensor_ne0(const llm *c, const char *name)
+{
+    for (size_t i = 0; i < c->m->n_tensors; i++)
+        if (!strcmp(c->m->tensors[i].name, name))
+            return (int64_t)c->m->tensors[i].ne0;
+    return 0;
 }
 
 /* build_moe_ffn's options from the model: deepseek2's loader defaults a
@@ -32,7 +43,8 @@ static void ds_routing(const llm *c, int il, ds_moe *p)
     p->n_ff_exp = (int64_t)m->n_ff_exp;
     p->gating = (int)m->expert_gating_func;
     if (!p->gating)
-        p->gating = (m->n_layers == 47 || m->n_layers == 48) && m->n_vocab == 154880 ? 2 : 1;
+        p->gating = (m->n_layers == 47 || m->n_layers == 48) && m->n_vocab == 154880 &&
+                    strcmp(c->m->gguf_arch, "deepseek2-ocr") ? 2 : 1;
     p->probs_b = llm_has_tensor(c, "blk.%d.exp_probs_b.bias", il, m->expert_probs_bias);
     p->n_groups = m->n_expert_groups;
     p->n_group_used = m->n_group_used;
@@ -41,50 +53,123 @@ static void ds_routing(const llm *c, int il, ds_moe *p)
     p->gate_up = llm_has_tensor(c, "blk.%d.ffn_gate_up_exps.weight", il, 0);
 }
 
-/* what the builder cannot mirror: the legacy unsplit wkv_b (MHA over an
- * expanded cache), layers without the MLA shapes, MoE layers without
- * experts */
-static int ds_supported(const llm *c)
+/* deepseek2's loader reads no q_lora_rank for the "lite" layer counts
+ * (DeepSeek-V2-Lite, GigaChat3, Kanana-2): their Q is one projection */
+static int64_t ds_q_lora_rank(const llm *c)
 {
     const kvp_model *m = c->m;
-    if (llm_has_tensor(c, "blk.%d.attn_kv_b.weight", 0, 0))
+    uint32_t n = m->n_layers;
+    if (!strcmp(m->gguf_arch, "deepseek2-ocr") ||
+        n == 27 || n == 26 || (n == 48 && m->n_vocab == 128256))
         return 0;
+    return m->q_lora_rank;
+}
+
+/* deepseek2's graph has three attention blocks: the absorbed MLA over a
+ * K-only latent cache (is_mla: the GGUF has key_length_mla), the same
+ * latent expanded by a legacy unsplit wkv_b into an ordinary K/V cache,
+ * and DeepSeek-OCR's plain MHA (build_qkv, NeoX RoPE) */
+typedef enum { DS_MLA, DS_MHA, DS_OCR } ds_attn;
+
+static int ds_dims(const llm *c, ds_attn kind, const kvp_layer *L, mla_dims *d)
+{
+    const kvp_model *m = c->m;
+    if (kind == DS_MLA) {
+        if (!mla_layer_dims(c, L, d))
+            return 0;
+        d->q_lora_rank = ds_q_lora_rank(c);
+        return 1;
+    }
+    if (L->kind != KVP_LAYER_FULL || !L->n_head || !L->head_dim_k || !L->head_dim_v)
+        return 0;
+    d->n_head = L->n_head;
+    d->head_k = L->head_dim_k;
+    d->head_v = L->head_dim_v;
+    if (kind == DS_OCR)
+        return L->n_kv_heads == L->n_head && d->head_k == d->head_v &&
+               (int64_t)m->hidden_size == d->head_k * d->n_head;
+    d->rope = m->n_rot;
+    d->kv_lora_rank = tensor_ne0(c, "blk.0.attn_kv_a_norm.weight");
+    d->q_lora_rank = ds_q_lora_rank(c);
+    return L->n_kv_heads == L->n_head && d->rope && d->head_k > d->rope && d->kv_lora_rank;
+}
+
+/* the attention block this model's layers use, or -1 when the builder
+ * cannot mirror it; also checks the MoE layers have experts */
+static int ds_kind(const llm *c)
+{
+    const kvp_model *m = c->m;
+    ds_attn kind = DS_MLA;
+    if (!strcmp(m->gguf_arch, "deepseek2-ocr"))
+        kind = DS_OCR;
+    else if (m->layers[0].kind != KVP_LAYER_MLA)
+        kind = DS_MHA;
+    if (kind == DS_MHA && !llm_has_tensor(c, "blk.%d.attn_kv_b.weight", 0, 0))
+        return -1;
+    if (kind == DS_MLA && llm_has_tensor(c, "blk.%d.attn_kv_b.weight", 0, 0))
+        return -1;
+    if (kind == DS_OCR && llm_has_tensor(c, "blk.%d.attn_qkv.weight", 0, 0))
+        return -1;
     for (int il = 0; il < c->n_layer; il++) {
         mla_dims d;
-        if (!mla_layer_dims(c, &m->layers[il], &d))
-            return 0;
+        if (!ds_dims(c, kind, &m->layers[il], &d))
+            return -1;
         if ((uint32_t)il >= m->n_layer_dense_lead &&
             (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
-            return 0;
+            return -1;
     }
     if (m->n_expert_groups > 1 &&
         (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
          !m->n_group_used || m->n_group_used > m->n_expert_groups))
-        return 0;
-    return 1;
+        return -1;
+    return (int)kind;
+}
+
+/* DeepSeek-OCR: build_qkv's separate projections, RoPE, build_attn */
+static gg_tensor *ocr_attn(llm *c, const mla_dims *d, gg_tensor *cur)
+{
+    gg_ctx *g = c->g;
+    int64_t hd = d->head_k, nh = d->n_head, nt = c->n_tokens;
+    gg_tensor *q = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
+    gg_tensor *k = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
+    gg_tensor *v = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
+    q = gg_reshape_3d(g, q, hd, nh, nt);
+    k = gg_reshape_3d(g, k, hd, nh, nt);
+    v = gg_reshape_3d(g, v, hd, nh, nt);
+    q = gg_rope(g, q, c->inp_pos, NULL);
+    k = gg_rope(g, k, c->inp_pos, NULL);
+    return llm_attn(c, &c->kv, llm_weight(c, hd * nh, c->n_embd), q, k, v, NULL, NULL, 0);
 }
 
 int arch_mla_build(llm *c)
 {
     const kvp_model *m = c->m;
     gg_ctx *g = c->g;
-    if (!ds_supported(c))
+    int kind = ds_kind(c);
+    if (kind < 0)
         return ARCH_NOT_MODELLED;
     gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
     /* build_inp_attn_scale: Q's temperature, one value per token */
     gg_tensor *attn_scale = m->attn_temp_scale != 0.0
         ? gg_input(gg_new_3d(g, GG_F32, 1, 1, c->n_tokens), "inp_attn_scale") : NULL;
     llm_inp_pos(c, 1);
-    mla_attn_inp_k(c, &c->kv);
+    if (kind == DS_MLA)
+        mla_attn_inp_k(c, &c->kv);
+    else
+        llm_attn_inp(c, &c->kv, m->layers[0].head_dim_k, m->layers[0].head_dim_v);
     llm_inp_out_ids(c);
     int64_t n_ff_shexp = (int64_t)m->n_ff_exp * m->n_expert_shared;
     for (int il = 0; il < c->n_layer; il++) {
-        const kvp_layer *L = &m->layers[il];
         mla_dims d;
-        mla_layer_dims(c, L, &d);
+        ds_dims(c, (ds_attn)kind, &m->layers[il], &d);
         gg_tensor *inpSA = inpL;
         gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
-        cur = mla_self_attn(c, &c->kv, &d, cur, attn_scale);
+        if (kind == DS_OCR)
+            cur = ocr_attn(c, &d, cur);
+        else if (kind == DS_MHA)
+            cur = mla_self_attn_mha(c, &c->kv, &d, cur, attn_scale);
+        else
+            cur = mla_self_attn(c, &c->kv, &d, cur, attn_scale);
         if (il == c->n_layer - 1) {
             cur = gg_get_rows(g, cur, c->inp_out_ids);
             inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
@@ -115,16 +200,6 @@ int arch_mla_build(llm *c)
  * latent into per-head K (nope) and V, K's rope part is shared by every
  * head (repeated), and the ordinary K/V cache holds the expanded heads.
  * Embeddings, residual branches and the LM head input are scaled. */
-
-/* the row length of a GGUF tensor ("blk.0.attn_kv_a_norm.weight"), 0 when
- * the model has no tensor list or not that tensor */
-static int64_t tensor_ne0(const llm *c, const char *name)
-{
-    for (size_t i = 0; i < c->m->n_tensors; i++)
-        if (!strcmp(c->m->tensors[i].name, name))
-            return (int64_t)c->m->tensors[i].ne0;
-    return 0;
-}
 
 /* MiniCPM3-4B's kv_lora_rank, the only MiniCPM3 there is: a config.json
  * does not reach kvp_model with it (kvplan twin writes the same) */

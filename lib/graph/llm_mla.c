@@ -152,3 +152,41 @@ gg_tensor *mla_self_attn(llm *c, llm_cache *kv, const mla_dims *d, gg_tensor *cu
     return mla_attn_k(c, kv, llm_weight(c, nh * d->head_v, c->n_embd), Q, K, V,
                       llm_weight_3d(c, d->kv_lora_rank, d->head_v, nh));
 }
+
+gg_tensor *mla_self_attn_mha(llm *c, llm_cache *kv, const mla_dims *d, gg_tensor *cur,
+                             gg_tensor *attn_scale)
+{
+    gg_ctx *g = c->g;
+    int64_t nt = c->n_tokens, nh = d->n_head, nope = d->head_k - d->rope;
+    gg_tensor *q;
+    if (d->q_lora_rank) {
+        q = gg_mul_mat(g, llm_weight(c, c->n_embd, d->q_lora_rank), cur);
+        q = llm_norm_rms(c, q, llm_weight(c, d->q_lora_rank, 1));
+        q = gg_mul_mat(g, llm_weight(c, d->q_lora_rank, nh * d->head_k), q);
+    } else {
+        q = gg_mul_mat(g, llm_weight(c, c->n_embd, nh * d->head_k), cur);
+    }
+    q = gg_reshape_3d(g, q, d->head_k, nh, nt);
+
+    int64_t latent = d->kv_lora_rank + d->rope;
+    gg_tensor *kv_cmpr_pe = gg_mul_mat(g, llm_weight(c, c->n_embd, latent), cur);
+    uint64_t row = gg_row_size(kv_cmpr_pe->type, latent);
+    gg_tensor *kv_cmpr = gg_view_2d(g, kv_cmpr_pe, d->kv_lora_rank, nt, row, 0);
+    gg_tensor *k_pe = gg_view_3d(g, kv_cmpr_pe, d->rope, 1, nt, row, row,
+                                 gg_row_size(kv_cmpr_pe->type, d->kv_lora_rank));
+    k_pe = gg_rope(g, k_pe, c->inp_pos, NULL);
+    kv_cmpr = llm_norm_rms(c, kv_cmpr, llm_weight(c, d->kv_lora_rank, 1));
+
+    gg_tensor *kvx = gg_mul_mat(g, llm_weight(c, d->kv_lora_rank, nh * (nope + d->head_v)),
+                                kv_cmpr);
+    uint64_t r2 = gg_row_size(kvx->type, nope + d->head_v);
+    gg_tensor *k_nope = gg_view_3d(g, kvx, nope, nh, nt, r2, r2 * (uint64_t)nh, 0);
+    gg_tensor *V = gg_view_3d(g, kvx, d->head_v, nh, nt, r2, r2 * (uint64_t)nh,
+                              gg_row_size(kvx->type, nope));
+    V = gg_cont(g, V);
+    gg_tensor *Q = gg_rope(g, q, c->inp_pos, NULL);   /* the trailing rope dims only */
+    gg_tensor *K = gg_concat(g, k_nope, gg_repeat_4d(g, k_pe, d->rope, nh, nt, 1), 0);
+    if (attn_scale)
+        Q = gg_binary(g, GG_MUL, Q, attn_scale);
+    return llm_attn(c, kv, llm_weight(c, nh * d->head_v, c->n_embd), Q, K, V, NULL, NULL, 0);
+}

@@ -44,6 +44,13 @@ int mla_layer_dims(const llm *c, const kvp_layer *L, mla_dims *d);
 gg_tensor *mla_self_attn(llm *c, llm_cache *kv, const mla_dims *d, gg_tensor *cur,
                          gg_tensor *attn_scale);
 
+/* the same without the absorption (legacy GGUFs with the unsplit wkv_b):
+ * wkv_b expands the latent into per-head K and V, K's rope part is
+ * repeated for every head, and an ordinary K/V cache holds them
+ * (build_attn over llm_graph_input_attn_kv) */
+gg_tensor *mla_self_attn_mha(llm *c, llm_cache *kv, const mla_dims *d, gg_tensor *cur,
+                             gg_tensor *attn_scale);
+
 /* DeepSeek's routed experts (build_moe_ffn with the options the MLA
  * architectures use).  Another builder has the generic build_moe_ffn;
  * this is the same function, to be unified with it. */
