@@ -16,6 +16,8 @@ enum { ARCH_NOT_MODELLED = 2 };
 
 int arch_mla_handles(const char *arch);
 int arch_mla_build(llm *c);
+int arch_dsa_handles(const char *arch);
+int arch_dsa_build(llm *c);
 int arch_minicpm3_handles(const char *arch);
 int arch_minicpm3_build(llm *c);
 

@@ -195,6 +195,92 @@ int arch_mla_build(llm *c)
     return 0;
 }
 
+/* ---- deepseek32, glm-dsa: src/models/deepseek32.cpp, glm-dsa.cpp ---------
+ * deepseek2's absorbed MLA and MoE with DeepSeek Sparse Attention: a
+ * lightning indexer per layer (GLM-5.2: on its "full" indexer layers only,
+ * the others reuse the last full layer's top-k) picks the cells the MLA
+ * attention may see. */
+
+static int64_t fact_value(const kvp_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_facts; i++)
+        if (!strcmp(m->facts[i].name, name))
+            return m->facts[i].value;
+    return 0;
+}
+
+int arch_dsa_handles(const char *arch)
+{
+    return !strcmp(arch, "deepseek32") || !strcmp(arch, "glm-dsa");
+}
+
+int arch_dsa_build(llm *c)
+{
+    const kvp_model *m = c->m;
+    gg_ctx *g = c->g;
+    int glm = !strcmp(m->gguf_arch[0] ? m->gguf_arch : m->arch, "glm-dsa");
+    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk")};
+    for (int il = 0; il < c->n_layer && !x.head; il++)
+        x.head = m->layers[il].indexer_head_dim;
+    if (!x.n_head || !x.head || x.top_k <= 0 || !c->idx.n_kv || !m->q_lora_rank ||
+        !m->layers[0].indexer_head_dim || (!glm && !m->expert_gating_func) ||
+        x.head < (int64_t)m->n_rot)
+        return ARCH_NOT_MODELLED;
+    for (int il = 0; il < c->n_layer; il++) {
+        mla_dims d;
+        const kvp_layer *L = &m->layers[il];
+        if (!mla_layer_dims(c, L, &d) || (L->indexer_head_dim && L->indexer_head_dim != x.head) ||
+            (!glm && !L->indexer_head_dim))
+            return ARCH_NOT_MODELLED;
+        if ((uint32_t)il >= m->n_layer_dense_lead &&
+            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
+            return ARCH_NOT_MODELLED;
+    }
+    if (m->n_expert_groups > 1 &&
+        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
+         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+        return ARCH_NOT_MODELLED;
+
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    dsa_attn_inp(c, &c->kv, &c->idx, x.head);
+    llm_inp_out_ids(c);
+    int64_t n_ff_shexp = (int64_t)m->n_ff_exp * m->n_expert_shared;
+    gg_tensor *top_k = NULL;
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &m->layers[il];
+        mla_dims d;
+        mla_layer_dims(c, L, &d);
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        cur = dsa_self_attn(c, &d, L->indexer_head_dim ? &x : NULL, cur, &top_k);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, llm_weight(c, c->n_embd, 1));
+        if ((uint32_t)il < m->n_layer_dense_lead) {
+            cur = llm_ffn_par(c, cur, (int64_t)m->n_ff, 0, 0, 0);
+        } else {
+            ds_moe p;
+            ds_routing(c, il, &p);
+            if (!m->expert_gating_func)
+                p.gating = 2;   /* glm-dsa's default: sigmoid */
+            gg_tensor *moe = ds_moe_ffn(c, cur, &p);
+            gg_tensor *sh = llm_ffn_par(c, cur, n_ff_shexp, 0, 0, 0);
+            cur = gg_binary(g, GG_ADD, moe, sh);
+        }
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 /* ---- minicpm3: src/models/minicpm3.cpp ------------------------------------
  * DeepSeek's latent projections without the absorption: wkv_b expands the
  * latent into per-head K (nope) and V, K's rope part is shared by every

@@ -24,6 +24,7 @@ typedef struct arch_builder {
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_mla_handles, arch_mla_build},
+    {arch_dsa_handles, arch_dsa_build},
     {arch_minicpm3_handles, arch_minicpm3_build},
 };
 
@@ -80,7 +81,8 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
             v_max = v;
     }
     for (size_t i = 0; i < r->n_caches; i++) {
-        llm_cache *kv = !strcmp(r->caches[i].name, "kv_swa") ? &c->swa : &c->kv;
+        llm_cache *kv = !strcmp(r->caches[i].name, "kv_swa") ? &c->swa
+                      : !strcmp(r->caches[i].name, "kv_idx") ? &c->idx : &c->kv;
         cache_from(&r->caches[i], r, kv);
         kv->n_embd_v_gqa_max = (int64_t)v_max;
     }

@@ -51,6 +51,30 @@ gg_tensor *mla_self_attn(llm *c, llm_cache *kv, const mla_dims *d, gg_tensor *cu
 gg_tensor *mla_self_attn_mha(llm *c, llm_cache *kv, const mla_dims *d, gg_tensor *cur,
                              gg_tensor *attn_scale);
 
+/* DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer
+ * scores every cached token with keys of its own (the "kv_idx" cache) and
+ * the MLA attention keeps only the top-k of them (a mask built per layer) */
+typedef struct dsa_dims {
+    int64_t n_head;   /* indexer heads */
+    int64_t head;     /* indexer key length */
+    int64_t top_k;
+} dsa_dims;
+
+/* build_attn_inp_k_dsa: the latent cache's inputs, then the indexer's */
+void dsa_attn_inp(llm *c, llm_cache *kv, llm_cache *idx, int64_t idx_head);
+/* the lightning indexer of one layer (fused, as on the CPU): the top-k
+ * cells per token */
+gg_tensor *dsa_indexer(llm *c, llm_cache *idx, const dsa_dims *d, gg_tensor *qr,
+                       gg_tensor *cur);
+/* build_attn for llm_graph_input_attn_k_dsa: the mask keeps top_k's cells */
+gg_tensor *dsa_attn_k(llm *c, llm_cache *kv, gg_tensor *wo, gg_tensor *q, gg_tensor *k,
+                      gg_tensor *v, gg_tensor *v_mla, gg_tensor *top_k);
+/* deepseek32's (and glm-dsa's) attention block: Q's LoRA, the indexer when
+ * x is not NULL (a full indexer layer; *top_k is set), MLA over the cache
+ * with the top-k mask (*top_k, a previous layer's for a shared layer) */
+gg_tensor *dsa_self_attn(llm *c, const mla_dims *d, const dsa_dims *x, gg_tensor *cur,
+                         gg_tensor **top_k);
+
 /* DeepSeek's routed experts (build_moe_ffn with the options the MLA
  * architectures use).  Another builder has the generic build_moe_ffn;
  * this is the same function, to be unified with it. */
