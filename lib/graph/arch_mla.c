@@ -281,6 +281,146 @@ int arch_dsa_build(llm *c)
     return 0;
 }
 
+/* ---- dots3note: src/models/dots3note.cpp --------------------------------
+ * DSA on its full layers (MLA latent cache + indexer keys), sliding layers
+ * with MLA latents of their own rank in a K-only SWA cache; K's rope part
+ * is RMS-normed; a per-head sigmoid gate on the attention output before
+ * wo. */
+
+/* the MLA shapes of a dots3note layer: full (KVP_LAYER_MLA) or sliding
+ * with a latent (mla_heads set, no V) */
+static int dots3_dims(const llm *c, const kvp_layer *L, mla_dims *d)
+{
+    if (L->kind == KVP_LAYER_MLA)
+        return mla_layer_dims(c, L, d);
+    if (L->kind != KVP_LAYER_SLIDING || !L->mla_heads || L->head_dim_v ||
+        !L->mla_k_head_dim || !L->mla_v_head_dim)
+        return 0;
+    int64_t rope = c->m->n_rot;
+    if (!rope || (int64_t)L->head_dim_k <= rope || (int64_t)L->mla_k_head_dim <= rope)
+        return 0;
+    d->n_head = L->n_head;
+    d->head_k = L->mla_k_head_dim;
+    d->head_v = L->mla_v_head_dim;
+    d->rope = rope;
+    d->kv_lora_rank = (int64_t)L->head_dim_k - rope;
+    d->q_lora_rank = c->m->q_lora_rank;
+    return 1;
+}
+
+static gg_tensor *dots3_attn(llm *c, const mla_dims *d, const dsa_dims *x, int swa,
+                             gg_tensor *cur)
+{
+    gg_ctx *g = c->g;
+    int64_t nt = c->n_tokens, nh = d->n_head, nope = d->head_k - d->rope;
+    gg_tensor *attn_inp = cur;
+    gg_tensor *qr = gg_mul_mat(g, llm_weight(c, c->n_embd, d->q_lora_rank), cur);
+    qr = llm_norm_rms(c, qr, llm_weight(c, d->q_lora_rank, 1));
+    gg_tensor *top_k = swa ? NULL : dsa_indexer(c, &c->idx, x, qr, cur);
+    gg_tensor *q = gg_mul_mat(g, llm_weight(c, d->q_lora_rank, nh * d->head_k), qr);
+    uint64_t qrow = gg_row_size(q->type, d->head_k);
+    gg_tensor *q_nope = gg_view_3d(g, q, nope, nh, nt, qrow, qrow * (uint64_t)nh, 0);
+    gg_tensor *q_pe = gg_view_3d(g, q, d->rope, nh, nt, qrow, qrow * (uint64_t)nh,
+                                 gg_row_size(q->type, nope));
+    int64_t latent = d->kv_lora_rank + d->rope;
+    gg_tensor *kv_cmpr_pe = gg_mul_mat(g, llm_weight(c, c->n_embd, latent), cur);
+    uint64_t row = gg_row_size(kv_cmpr_pe->type, latent);
+    gg_tensor *kv_cmpr = gg_view_2d(g, kv_cmpr_pe, d->kv_lora_rank, nt, row, 0);
+    gg_tensor *k_pe = gg_view_3d(g, kv_cmpr_pe, d->rope, 1, nt, row, row,
+                                 gg_row_size(kv_cmpr_pe->type, d->kv_lora_rank));
+    k_pe = llm_norm_rms(c, k_pe, llm_weight(c, d->rope, 1));
+    q_pe = gg_rope(g, q_pe, c->inp_pos, NULL);
+    k_pe = gg_rope(g, k_pe, c->inp_pos, NULL);
+    kv_cmpr = llm_norm_rms(c, kv_cmpr, llm_weight(c, d->kv_lora_rank, 1));
+    q_nope = gg_permute(g, q_nope, 0, 2, 1, 3);
+    gg_tensor *q_abs = gg_mul_mat(g, llm_weight_3d(c, nope, d->kv_lora_rank, nh), q_nope);
+    q_abs = gg_permute(g, q_abs, 0, 2, 1, 3);
+    gg_tensor *Q = gg_concat(g, q_abs, q_pe, 0);
+    kv_cmpr = gg_reshape_3d(g, kv_cmpr, d->kv_lora_rank, 1, nt);
+    gg_tensor *K = gg_concat(g, kv_cmpr, k_pe, 0);
+    gg_tensor *v_mla = llm_weight_3d(c, d->kv_lora_rank, d->head_v, nh);
+    cur = swa ? mla_attn_k(c, &c->swa, NULL, Q, K, kv_cmpr, v_mla)
+              : dsa_attn_k(c, &c->kv, NULL, Q, K, kv_cmpr, v_mla, top_k);
+    gg_tensor *gate = gg_mul_mat(g, llm_weight(c, c->n_embd, nh), attn_inp);
+    gate = gg_unary(g, gate);   /* sigmoid */
+    gg_tensor *a3 = gg_reshape_3d(g, cur, d->head_v, nh, nt);
+    gg_tensor *g3 = gg_reshape_3d(g, gate, 1, nh, nt);
+    a3 = gg_binary(g, GG_MUL, a3, g3);
+    cur = gg_reshape_2d(g, a3, d->head_v * nh, nt);
+    return gg_mul_mat(g, llm_weight(c, d->head_v * nh, c->n_embd), cur);
+}
+
+int arch_dots3_handles(const char *arch)
+{
+    return !strcmp(arch, "dots3note");
+}
+
+int arch_dots3_build(llm *c)
+{
+    const kvp_model *m = c->m;
+    gg_ctx *g = c->g;
+    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk")};
+    for (int il = 0; il < c->n_layer && !x.head; il++)
+        x.head = m->layers[il].indexer_head_dim;
+    if (!x.n_head || !x.head || x.top_k <= 0 || !c->idx.n_kv || !c->swa.n_kv ||
+        !m->q_lora_rank || !m->expert_gating_func || x.head < (int64_t)m->n_rot)
+        return ARCH_NOT_MODELLED;
+    for (int il = 0; il < c->n_layer; il++) {
+        mla_dims d;
+        const kvp_layer *L = &m->layers[il];
+        int swa = L->kind == KVP_LAYER_SLIDING;
+        /* the indexer runs on the non-sliding layers, its keys are cached
+         * on the indexer_types layers: modelled where they are the same */
+        if (!dots3_dims(c, L, &d) || (swa ? L->indexer_head_dim != 0
+                                          : L->indexer_head_dim != x.head))
+            return ARCH_NOT_MODELLED;
+        if ((uint32_t)il >= m->n_layer_dense_lead &&
+            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
+            return ARCH_NOT_MODELLED;
+    }
+    if (m->n_expert_groups > 1 &&
+        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
+         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+        return ARCH_NOT_MODELLED;
+
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    dsa_attn_inp(c, &c->kv, &c->idx, x.head);   /* build_attn_inp_k_dsa_iswa */
+    mla_attn_inp_k(c, &c->swa);
+    llm_inp_out_ids(c);
+    int64_t n_ff_shexp = (int64_t)m->n_ff_exp * m->n_expert_shared;
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &m->layers[il];
+        mla_dims d;
+        dots3_dims(c, L, &d);
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        cur = dots3_attn(c, &d, &x, L->kind == KVP_LAYER_SLIDING, cur);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, llm_weight(c, c->n_embd, 1));
+        if ((uint32_t)il < m->n_layer_dense_lead) {
+            cur = llm_ffn_par(c, cur, (int64_t)m->n_ff, 0, 0, 0);
+        } else {
+            ds_moe p;
+            ds_routing(c, il, &p);
+            gg_tensor *moe = ds_moe_ffn(c, cur, &p);
+            gg_tensor *sh = llm_ffn_par(c, cur, n_ff_shexp, 0, 0, 0);
+            cur = gg_binary(g, GG_ADD, moe, sh);
+        }
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 /* ---- minicpm3: src/models/minicpm3.cpp ------------------------------------
  * DeepSeek's latent projections without the absorption: wkv_b expands the
  * latent into per-head K (nope) and V, K's rope part is shared by every

@@ -25,6 +25,7 @@ static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_mla_handles, arch_mla_build},
     {arch_dsa_handles, arch_dsa_build},
+    {arch_dots3_handles, arch_dots3_build},
     {arch_minicpm3_handles, arch_minicpm3_build},
 };
 
