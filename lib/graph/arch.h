@@ -20,6 +20,8 @@ int arch_dsa_handles(const char *arch);
 int arch_dsa_build(llm *c);
 int arch_dots3_handles(const char *arch);
 int arch_dots3_build(llm *c);
+int arch_hy4_handles(const char *arch);
+int arch_hy4_build(llm *c);
 int arch_minicpm3_handles(const char *arch);
 int arch_minicpm3_build(llm *c);
 

@@ -219,7 +219,7 @@ int arch_dsa_build(llm *c)
     const kvp_model *m = c->m;
     gg_ctx *g = c->g;
     int glm = !strcmp(m->gguf_arch[0] ? m->gguf_arch : m->arch, "glm-dsa");
-    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk")};
+    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk"), 0};
     for (int il = 0; il < c->n_layer && !x.head; il++)
         x.head = m->layers[il].indexer_head_dim;
     if (!x.n_head || !x.head || x.top_k <= 0 || !c->idx.n_kv || !m->q_lora_rank ||
@@ -359,7 +359,7 @@ int arch_dots3_build(llm *c)
 {
     const kvp_model *m = c->m;
     gg_ctx *g = c->g;
-    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk")};
+    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk"), 0};
     for (int il = 0; il < c->n_layer && !x.head; il++)
         x.head = m->layers[il].indexer_head_dim;
     if (!x.n_head || !x.head || x.top_k <= 0 || !c->idx.n_kv || !c->swa.n_kv ||
@@ -414,6 +414,196 @@ int arch_dots3_build(llm *c)
         inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
     }
     gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
+/* ---- hy_v4: src/models/hy-v4.cpp ------------------------------------------
+ * Hunyuan 4: MLA (with DSA when the GGUF has an indexer top-k; shared
+ * indexer layers reuse the last full layer's top-k, and the indexer keys
+ * are not rotated), a sigmoid gate on the attention output, and iHC: the
+ * residual is hc parallel streams, each block reads their weighted sum
+ * (pre) and writes its output back into every stream (post). */
+
+/* hy_v4_hc_reduce: sum over the streams of x (f32 copy) weighted by w */
+static gg_tensor *hc_reduce(llm *c, gg_tensor *x, gg_tensor *w, int64_t hc, int64_t nt)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *xf = gg_cast(g, x, GG_F32), *res = NULL;
+    for (int64_t ih = 0; ih < hc; ih++) {
+        gg_tensor *xh = gg_view_2d(g, xf, c->n_embd, nt, xf->nb[2], (uint64_t)ih * xf->nb[1]);
+        gg_tensor *wh = gg_view_2d(g, w, 1, nt, w->nb[1], (uint64_t)ih * w->nb[0]);
+        gg_tensor *cur = gg_binary(g, GG_MUL, xh, wh);
+        res = res ? gg_binary(g, GG_ADD, res, cur) : cur;
+    }
+    return gg_cast(g, res, x->type);
+}
+
+/* build_hc_pre: the block's input and (*post) its write-back weights */
+static gg_tensor *hc_pre(llm *c, gg_tensor *x, int64_t hc, gg_tensor **post)
+{
+    gg_ctx *g = c->g;
+    int64_t nt = x->ne[2];
+    gg_tensor *flat = gg_reshape_2d(g, x, hc * c->n_embd, nt);
+    gg_tensor *mixes = gg_mul_mat(g, llm_weight(c, hc * c->n_embd, 2 * hc), gg_rms_norm(g, flat));
+    gg_tensor *scale = llm_weight(c, 2, 1), *base = llm_weight(c, 2 * hc, 1);
+    gg_tensor *pre = gg_view_2d(g, mixes, hc, nt, mixes->nb[1], 0);
+    pre = gg_binary(g, GG_MUL, pre, gg_view_1d(g, scale, 1, 0));
+    pre = gg_binary(g, GG_ADD, pre, gg_view_1d(g, base, hc, 0));
+    pre = gg_unary(g, pre);   /* sigmoid */
+    pre = gg_scale(g, pre);   /* scale_bias: + eps */
+    gg_tensor *po = gg_view_2d(g, mixes, hc, nt, mixes->nb[1], gg_row_size(GG_F32, hc));
+    po = gg_binary(g, GG_MUL, po, gg_view_1d(g, scale, 1, gg_row_size(GG_F16, 1)));
+    po = gg_binary(g, GG_ADD, po, gg_view_1d(g, base, hc, gg_row_size(GG_F16, hc)));
+    po = gg_unary(g, po);
+    po = gg_scale(g, po);     /* magnitude */
+    po = gg_scale(g, po);     /* + eps */
+    *post = po;
+    return hc_reduce(c, x, pre, hc, nt);
+}
+
+/* build_hc_post: every stream gets residual + post * x */
+static gg_tensor *hc_post(llm *c, gg_tensor *x, gg_tensor *residual, gg_tensor *post,
+                          int64_t hc)
+{
+    gg_ctx *g = c->g;
+    int64_t nt = x->ne[1];
+    gg_tensor *xf = gg_cast(g, x, GG_F32);
+    gg_tensor *pf = gg_cast(g, post, GG_F32);
+    gg_tensor *rf = gg_cast(g, residual, GG_F32);
+    gg_tensor *out = NULL;
+    for (int64_t i = 0; i < hc; i++) {
+        gg_tensor *ri = gg_view_2d(g, rf, c->n_embd, nt, rf->nb[2], (uint64_t)i * rf->nb[1]);
+        gg_tensor *pi = gg_view_2d(g, pf, 1, nt, pf->nb[1], (uint64_t)i * pf->nb[0]);
+        gg_tensor *cur = gg_binary(g, GG_ADD, ri, gg_binary(g, GG_MUL, xf, pi));
+        cur = gg_reshape_3d(g, cur, c->n_embd, 1, nt);
+        out = out ? gg_concat(g, out, cur, 1) : cur;
+    }
+    return gg_cast(g, out, residual->type);
+}
+
+static gg_tensor *hy4_attn(llm *c, const mla_dims *d, const dsa_dims *x, int dsa, int full,
+                           gg_tensor *cur, gg_tensor **top_k)
+{
+    gg_ctx *g = c->g;
+    int64_t nt = c->n_tokens, nh = d->n_head, nope = d->head_k - d->rope;
+    gg_tensor *qr = gg_mul_mat(g, llm_weight(c, c->n_embd, d->q_lora_rank), cur);
+    qr = llm_norm_rms(c, qr, llm_weight(c, d->q_lora_rank, 1));
+    if (dsa && full)
+        *top_k = dsa_indexer(c, &c->idx, x, qr, cur);
+    gg_tensor *q = gg_mul_mat(g, llm_weight(c, d->q_lora_rank, nh * d->head_k), qr);
+    uint64_t qrow = gg_row_size(q->type, d->head_k);
+    gg_tensor *q_nope = gg_view_3d(g, q, nope, nh, nt, qrow, qrow * (uint64_t)nh, 0);
+    gg_tensor *q_pe = gg_view_3d(g, q, d->rope, nh, nt, qrow, qrow * (uint64_t)nh,
+                                 gg_row_size(q->type, nope));
+    int64_t latent = d->kv_lora_rank + d->rope;
+    gg_tensor *kv_cmpr_pe = gg_mul_mat(g, llm_weight(c, c->n_embd, latent), cur);
+    uint64_t row = gg_row_size(kv_cmpr_pe->type, latent);
+    gg_tensor *kv_cmpr = gg_view_2d(g, kv_cmpr_pe, d->kv_lora_rank, nt, row, 0);
+    gg_tensor *k_pe = gg_view_3d(g, kv_cmpr_pe, d->rope, 1, nt, row, row,
+                                 gg_row_size(kv_cmpr_pe->type, d->kv_lora_rank));
+    q_pe = gg_rope(g, q_pe, c->inp_pos, NULL);
+    k_pe = gg_rope(g, k_pe, c->inp_pos, NULL);
+    kv_cmpr = llm_norm_rms(c, kv_cmpr, llm_weight(c, d->kv_lora_rank, 1));
+    q_nope = gg_permute(g, q_nope, 0, 2, 1, 3);
+    gg_tensor *q_abs = gg_mul_mat(g, llm_weight_3d(c, nope, d->kv_lora_rank, nh), q_nope);
+    q_abs = gg_permute(g, q_abs, 0, 2, 1, 3);
+    gg_tensor *Q = gg_concat(g, q_abs, q_pe, 0);
+    kv_cmpr = gg_reshape_3d(g, kv_cmpr, d->kv_lora_rank, 1, nt);
+    gg_tensor *K = gg_concat(g, kv_cmpr, k_pe, 0);
+    gg_tensor *v_mla = llm_weight_3d(c, d->kv_lora_rank, d->head_v, nh);
+    gg_tensor *attn = dsa ? dsa_attn_k(c, &c->kv, NULL, Q, K, kv_cmpr, v_mla, *top_k)
+                          : mla_attn_k(c, &c->kv, NULL, Q, K, kv_cmpr, v_mla);
+    gg_tensor *gate = gg_mul_mat(g, llm_weight(c, c->n_embd, nh * d->head_v), cur);
+    gate = gg_unary(g, gate);   /* sigmoid */
+    attn = gg_binary(g, GG_MUL, attn, gate);
+    return gg_mul_mat(g, llm_weight(c, nh * d->head_v, c->n_embd), attn);
+}
+
+int arch_hy4_handles(const char *arch)
+{
+    return !strcmp(arch, "hy_v4");
+}
+
+int arch_hy4_build(llm *c)
+{
+    const kvp_model *m = c->m;
+    gg_ctx *g = c->g;
+    /* hyper_connection.count from its tensors: a config.json has none */
+    int64_t hc = tensor_ne0(c, "output_hc_base.weight");
+    dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk"), 1};
+    for (int il = 0; il < c->n_layer && !x.head; il++)
+        x.head = m->layers[il].indexer_head_dim;
+    int dsa = x.top_k > 0;
+    if (hc <= 0 || tensor_ne0(c, "blk.0.hc_attn_base.weight") != 2 * hc || !m->q_lora_rank ||
+        (dsa && (!x.n_head || !x.head || !c->idx.n_kv || !m->layers[0].indexer_head_dim ||
+                 x.head <= (int64_t)m->n_rot)))
+        return ARCH_NOT_MODELLED;
+    for (int il = 0; il < c->n_layer; il++) {
+        mla_dims d;
+        const kvp_layer *L = &m->layers[il];
+        if (!mla_layer_dims(c, L, &d) || (L->indexer_head_dim && L->indexer_head_dim != x.head) ||
+            (!dsa && L->indexer_head_dim))
+            return ARCH_NOT_MODELLED;
+        if ((uint32_t)il >= m->n_layer_dense_lead &&
+            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
+            return ARCH_NOT_MODELLED;
+    }
+    if (m->n_expert_groups > 1 &&
+        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
+         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+        return ARCH_NOT_MODELLED;
+
+    gg_tensor *inp = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    if (dsa)
+        dsa_attn_inp(c, &c->kv, &c->idx, x.head);
+    else
+        mla_attn_inp_k(c, &c->kv);
+    llm_inp_out_ids(c);
+    int64_t nt = c->n_tokens, n_ff_shexp = (int64_t)m->n_ff_exp * m->n_expert_shared;
+    gg_tensor *inpL = gg_reshape_3d(g, inp, c->n_embd, 1, nt);
+    inpL = gg_repeat_4d(g, inpL, c->n_embd, hc, nt, 1);
+    gg_tensor *top_k = NULL;
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &m->layers[il];
+        mla_dims d;
+        mla_layer_dims(c, L, &d);
+        gg_tensor *residual = inpL, *post;
+        gg_tensor *cur = hc_pre(c, inpL, hc, &post);
+        cur = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        cur = hy4_attn(c, &d, &x, dsa, L->indexer_head_dim != 0, cur, &top_k);
+        inpL = hc_post(c, cur, residual, post, hc);
+        residual = inpL;
+        cur = hc_pre(c, inpL, hc, &post);
+        cur = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        if ((uint32_t)il < m->n_layer_dense_lead) {
+            cur = llm_ffn_par(c, cur, (int64_t)m->n_ff, 0, 0, 0);
+        } else {
+            ds_moe p;
+            ds_routing(c, il, &p);
+            p.gate_up = 0;   /* hy_v4 passes no fused gate_up */
+            gg_tensor *moe = ds_moe_ffn(c, cur, &p);
+            gg_tensor *sh = llm_ffn_par(c, cur, n_ff_shexp, 0, 0, 0);
+            cur = gg_binary(g, GG_ADD, moe, sh);
+        }
+        inpL = hc_post(c, cur, residual, post, hc);
+    }
+    gg_tensor *flat = gg_reshape_2d(g, inpL, c->n_embd * hc, nt);
+    flat = gg_get_rows(g, flat, c->inp_out_ids);
+    inpL = gg_reshape_3d(g, flat, c->n_embd, hc, c->n_outputs);
+    /* build_hc_head */
+    flat = gg_reshape_2d(g, inpL, hc * c->n_embd, c->n_outputs);
+    gg_tensor *mixes = gg_mul_mat(g, llm_weight(c, hc * c->n_embd, hc), gg_rms_norm(g, flat));
+    gg_tensor *pre = gg_binary(g, GG_MUL, mixes, llm_weight(c, 1, 1));
+    pre = gg_binary(g, GG_ADD, pre, llm_weight(c, hc, 1));
+    pre = gg_unary(g, pre);
+    pre = gg_scale(g, pre);
+    gg_tensor *cur = hc_reduce(c, inpL, pre, hc, c->n_outputs);
+    gg_tensor *norm = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
     gg_set_output(norm);
     gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
     gg_set_output(logits);

@@ -26,6 +26,7 @@ static const arch_builder builders[] = {
     {arch_mla_handles, arch_mla_build},
     {arch_dsa_handles, arch_dsa_build},
     {arch_dots3_handles, arch_dots3_build},
+    {arch_hy4_handles, arch_hy4_build},
     {arch_minicpm3_handles, arch_minicpm3_build},
 };
 

@@ -223,8 +223,10 @@ gg_tensor *dsa_indexer(llm *c, llm_cache *idx, const dsa_dims *d, gg_tensor *qr,
     k = llm_norm(c, k, llm_weight(c, hd, 1), llm_weight(c, hd, 1));
     k = gg_reshape_3d(g, k, hd, 1, nt);
     k = gg_rope(g, k, c->inp_pos, NULL);
-    q = gg_mul_mat(g, idx->k_rot, q);
-    k = gg_mul_mat(g, idx->k_rot, k);
+    if (!d->no_rot) {
+        q = gg_mul_mat(g, idx->k_rot, q);
+        k = gg_mul_mat(g, idx->k_rot, k);
+    }
     int64_t ne[3] = {hd, idx->kv_size, idx->n_stream};
     gg_tensor *kc = gg_external(g, idx->type_k, 3, ne);
     gg_expand(g, cpy_k(c, idx, kc, k));

@@ -58,6 +58,7 @@ typedef struct dsa_dims {
     int64_t n_head;   /* indexer heads */
     int64_t head;     /* indexer key length */
     int64_t top_k;
+    int no_rot;       /* hy_v4: no Hadamard rotation of the indexer's Q and K */
 } dsa_dims;
 
 /* build_attn_inp_k_dsa: the latent cache's inputs, then the indexer's */
