@@ -13,13 +13,21 @@
  * the output norm and logits. */
 #include <string.h>
 
+#include "../twin.h"
 #include "arch.h"
 #include "llm_mla.h"
+
+/* llama.cpp's architecture name (a config.json's through its twin's) */
+static const char *arch_name(const llm *c)
+{
+    const char *t = c->m->gguf_arch[0] ? c->m->gguf_arch : twin_gguf_name(c->m);
+    return t ? t : c->m->arch;
+}
 
 int arch_mla_handles(const char *arch)
 {
     return !strcmp(arch, "deepseek2") || !strcmp(arch, "mistral4") ||
-           !strcmp(arch, "deepseek2-ocr");
+           !strcmp(arch, "deepseek2-ocr") || !strcmp(arch, "deepseek");
 }
 
 /* the row length of a GGUF tensor ("blk.0.attn_kv_a_norm.weight"), 0 when
@@ -44,7 +52,7 @@ static void ds_routing(const llm *c, int il, ds_moe *p)
     p->gating = (int)m->expert_gating_func;
     if (!p->gating)
         p->gating = (m->n_layers == 47 || m->n_layers == 48) && m->n_vocab == 154880 &&
-                    strcmp(c->m->gguf_arch, "deepseek2-ocr") ? 2 : 1;
+                    strcmp(arch_name(c), "deepseek2-ocr") ? 2 : 1;
     p->probs_b = llm_has_tensor(c, "blk.%d.exp_probs_b.bias", il, m->expert_probs_bias);
     p->n_groups = m->n_expert_groups;
     p->n_group_used = m->n_group_used;
@@ -59,7 +67,7 @@ static int64_t ds_q_lora_rank(const llm *c)
 {
     const kvp_model *m = c->m;
     uint32_t n = m->n_layers;
-    if (!strcmp(m->gguf_arch, "deepseek2-ocr") ||
+    if (!strcmp(arch_name(c), "deepseek2-ocr") ||
         n == 27 || n == 26 || (n == 48 && m->n_vocab == 128256))
         return 0;
     return m->q_lora_rank;
@@ -68,8 +76,15 @@ static int64_t ds_q_lora_rank(const llm *c)
 /* deepseek2's graph has three attention blocks: the absorbed MLA over a
  * K-only latent cache (is_mla: the GGUF has key_length_mla), the same
  * latent expanded by a legacy unsplit wkv_b into an ordinary K/V cache,
- * and DeepSeek-OCR's plain MHA (build_qkv, NeoX RoPE) */
+ * and DeepSeek-OCR's plain MHA (build_qkv, NeoX RoPE); DeepSeek's first
+ * MoE (src/models/deepseek.cpp) is that plain attention with GQA and the
+ * same FFN blocks */
 typedef enum { DS_MLA, DS_MHA, DS_OCR } ds_attn;
+
+static int is_deepseek1(const llm *c)
+{
+    return !strcmp(arch_name(c), "deepseek");
+}
 
 static int ds_dims(const llm *c, ds_attn kind, const kvp_layer *L, mla_dims *d)
 {
@@ -85,6 +100,8 @@ static int ds_dims(const llm *c, ds_attn kind, const kvp_layer *L, mla_dims *d)
     d->n_head = L->n_head;
     d->head_k = L->head_dim_k;
     d->head_v = L->head_dim_v;
+    if (kind == DS_OCR && is_deepseek1(c))
+        return L->n_kv_heads && d->n_head % L->n_kv_heads == 0 && d->head_k == d->head_v;
     if (kind == DS_OCR)
         return L->n_kv_heads == L->n_head && d->head_k == d->head_v &&
                (int64_t)m->hidden_size == d->head_k * d->n_head;
@@ -100,7 +117,7 @@ static int ds_kind(const llm *c)
 {
     const kvp_model *m = c->m;
     ds_attn kind = DS_MLA;
-    if (!strcmp(m->gguf_arch, "deepseek2-ocr"))
+    if (!strcmp(arch_name(c), "deepseek2-ocr") || is_deepseek1(c))
         kind = DS_OCR;
     else if (m->layers[0].kind != KVP_LAYER_MLA)
         kind = DS_MHA;
@@ -108,7 +125,9 @@ static int ds_kind(const llm *c)
         return -1;
     if (kind == DS_MLA && llm_has_tensor(c, "blk.%d.attn_kv_b.weight", 0, 0))
         return -1;
-    if (kind == DS_OCR && llm_has_tensor(c, "blk.%d.attn_qkv.weight", 0, 0))
+    if (kind == DS_OCR && (llm_has_tensor(c, "blk.%d.attn_qkv.weight", 0, 0) ||
+                           llm_has_tensor(c, "blk.%d.attn_q.bias", 0, 0) ||
+                           llm_has_tensor(c, "blk.%d.attn_output.bias", 0, 0)))
         return -1;
     for (int il = 0; il < c->n_layer; il++) {
         mla_dims d;
@@ -126,16 +145,16 @@ static int ds_kind(const llm *c)
 }
 
 /* DeepSeek-OCR: build_qkv's separate projections, RoPE, build_attn */
-static gg_tensor *ocr_attn(llm *c, const mla_dims *d, gg_tensor *cur)
+static gg_tensor *ocr_attn(llm *c, const mla_dims *d, int64_t nkv, gg_tensor *cur)
 {
     gg_ctx *g = c->g;
     int64_t hd = d->head_k, nh = d->n_head, nt = c->n_tokens;
     gg_tensor *q = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
-    gg_tensor *k = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
-    gg_tensor *v = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
+    gg_tensor *k = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nkv), cur);
+    gg_tensor *v = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nkv), cur);
     q = gg_reshape_3d(g, q, hd, nh, nt);
-    k = gg_reshape_3d(g, k, hd, nh, nt);
-    v = gg_reshape_3d(g, v, hd, nh, nt);
+    k = gg_reshape_3d(g, k, hd, nkv, nt);
+    v = gg_reshape_3d(g, v, hd, nkv, nt);
     q = gg_rope(g, q, c->inp_pos, NULL);
     k = gg_rope(g, k, c->inp_pos, NULL);
     return llm_attn(c, &c->kv, llm_weight(c, hd * nh, c->n_embd), q, k, v, NULL, NULL, 0);
@@ -150,7 +169,7 @@ int arch_mla_build(llm *c)
         return ARCH_NOT_MODELLED;
     gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
     /* build_inp_attn_scale: Q's temperature, one value per token */
-    gg_tensor *attn_scale = m->attn_temp_scale != 0.0
+    gg_tensor *attn_scale = m->attn_temp_scale != 0.0 && kind != DS_OCR
         ? gg_input(gg_new_3d(g, GG_F32, 1, 1, c->n_tokens), "inp_attn_scale") : NULL;
     llm_inp_pos(c, 1);
     if (kind == DS_MLA)
@@ -165,7 +184,7 @@ int arch_mla_build(llm *c)
         gg_tensor *inpSA = inpL;
         gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
         if (kind == DS_OCR)
-            cur = ocr_attn(c, &d, cur);
+            cur = ocr_attn(c, &d, m->layers[il].n_kv_heads, cur);
         else if (kind == DS_MHA)
             cur = mla_self_attn_mha(c, &c->kv, &d, cur, attn_scale);
         else
@@ -181,6 +200,10 @@ int arch_mla_build(llm *c)
         } else {
             ds_moe p;
             ds_routing(c, il, &p);
+            if (is_deepseek1(c)) {   /* softmax, no bias, weights not normalised */
+                p.gating = 1;
+                p.probs_b = p.norm_w = p.gate_up = 0;
+            }
             gg_tensor *moe = ds_moe_ffn(c, cur, &p);
             gg_tensor *sh = llm_ffn_par(c, cur, n_ff_shexp, 0, 0, 0);
             cur = gg_binary(g, GG_ADD, moe, sh);
@@ -218,7 +241,7 @@ int arch_dsa_build(llm *c)
 {
     const kvp_model *m = c->m;
     gg_ctx *g = c->g;
-    int glm = !strcmp(m->gguf_arch[0] ? m->gguf_arch : m->arch, "glm-dsa");
+    int glm = !strcmp(arch_name(c), "glm-dsa");
     dsa_dims x = {fact_value(m, "index_n_heads"), 0, fact_value(m, "index_topk"), 0};
     for (int il = 0; il < c->n_layer && !x.head; il++)
         x.head = m->layers[il].indexer_head_dim;
