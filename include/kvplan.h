@@ -218,6 +218,22 @@ typedef struct kvp_model {
      * config.json. */
     size_t n_gguf_nums;
     kvp_gguf_num gguf_nums[KVP_MAX_GGUF_NUMS];
+    /* MoE routing as llama.cpp reads it from a GGUF (expert_group_count,
+     * expert_group_used_count, expert_weights_norm, expert_weights_scale,
+     * expert_gating_func: 1 softmax, 2 sigmoid, ...), or from a config.json
+     * as convert_hf_to_gguf would write it (n_group, topk_group,
+     * norm_topk_prob, routed_scaling_factor, scoring_func); 0 when absent.
+     * expert_probs_bias: the router's selection bias (a GGUF's
+     * exp_probs_b tensors; a config's topk_method "noaux_tc"): 1 yes, 0 no.
+     * llama.cpp's compute graph has more nodes with them (lib/graph/). */
+    uint32_t n_expert_groups, n_group_used;
+    int expert_weights_norm;
+    double expert_weights_scale;
+    uint32_t expert_gating_func;
+    int expert_probs_bias;
+    /* attention.temperature_scale (Llama 4 style temperature tuning of Q,
+     * DeepSeek2 / Mistral MLA models); 0 when absent */
+    double attn_temp_scale;
 } kvp_model;
 
 void kvp_model_free(kvp_model *m);

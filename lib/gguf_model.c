@@ -394,6 +394,40 @@ static int read_heads(rd *r)
     return 0;
 }
 
+/* The MoE routing and attention temperature keys llama.cpp's compute
+ * graph depends on. */
+static int read_moe_routing(rd *r)
+{
+    kvp_model *m = r->m;
+    uint64_t v;
+    double d;
+    if (gguf_rd_opt(r, "expert_group_count", 0, KVP_MAX_DIM, &v))
+        return -1;
+    m->n_expert_groups = (uint32_t)v;
+    if (gguf_rd_opt(r, "expert_group_used_count", 0, KVP_MAX_DIM, &v))
+        return -1;
+    m->n_group_used = (uint32_t)v;
+    if (gguf_rd_opt(r, "expert_weights_norm", 0, 1, &v))
+        return -1;
+    m->expert_weights_norm = (int)v;
+    if (gguf_rd_opt(r, "expert_gating_func", 0, 255, &v))
+        return -1;
+    m->expert_gating_func = (uint32_t)v;
+    const char *k = key(r, "expert_weights_scale");
+    if (kvp_gguf_find(r->f, k)) {
+        if (kvp_gguf_get_float(r->f, k, &d))
+            return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be a number", r->path, k);
+        m->expert_weights_scale = d;
+    }
+    k = key(r, "attention.temperature_scale");
+    if (kvp_gguf_find(r->f, k)) {
+        if (kvp_gguf_get_float(r->f, k, &d))
+            return kvp_fail(r->err, KVP_EINPUT, "%s: %s must be a number", r->path, k);
+        m->attn_temp_scale = d;
+    }
+    return 0;
+}
+
 /* Dimensions that do not change the cache, kept for shape twins. */
 static int read_twin_dims(rd *r)
 {
@@ -442,7 +476,7 @@ static int read_twin_dims(rd *r)
                 L->mla_rope_dim = m->n_rot;
         }
     }
-    return 0;
+    return read_moe_routing(r);
 }
 
 /* general.file_type (llama_ftype) as the closest kvplan dtype. */

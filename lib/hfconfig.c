@@ -534,6 +534,41 @@ static int opt_any(cfg *c, const char *const *keys, uint64_t hi, uint64_t *out)
     return 0;
 }
 
+/* MoE routing as convert_hf_to_gguf writes it (expert_group_count,
+ * expert_group_used_count, expert_gating_func from the scoring function,
+ * DeepSeek's expert_weights_norm and _scale, exp_probs_b from the
+ * e_score_correction bias of topk_method "noaux_tc"): llama.cpp's compute
+ * graph depends on it. */
+static int read_moe_routing(cfg *c)
+{
+    static const char *score[] = {"score_function", "scoring_func", "score_func",
+                                  "moe_router_activation", "moe_router_activation_func",
+                                  "expert_selection_fn", NULL};
+    kvp_model *m = c->m;
+    char where[96];
+    json_t *g = cfg_lookup(c, "n_group", where, sizeof where),
+           *u = cfg_lookup(c, "topk_group", where, sizeof where);
+    if (json_is_integer(g) && json_integer_value(g) > 0 && json_integer_value(g) <= KVP_MAX_DIM)
+        m->n_expert_groups = (uint32_t)json_integer_value(g);
+    if (json_is_integer(u) && json_integer_value(u) > 0 && json_integer_value(u) <= KVP_MAX_DIM)
+        m->n_group_used = (uint32_t)json_integer_value(u);
+    for (const char **k = score; *k; k++) {
+        const char *f = cfg_str(c, *k);
+        if (!f)
+            continue;
+        m->expert_gating_func = !strcmp(f, "sigmoid") ? 2 : !strcmp(f, "softmax") ? 1
+                              : !strcmp(f, "sqrtsoftplus") ? 4 : 0;
+        break;
+    }
+    m->expert_weights_norm = cfg_bool(c, "norm_topk_prob");
+    json_t *sc = cfg_lookup(c, "routed_scaling_factor", where, sizeof where);
+    if (json_is_number(sc))
+        m->expert_weights_scale = json_number_value(sc);
+    const char *method = cfg_str(c, "topk_method");
+    m->expert_probs_bias = method && !strcmp(method, "noaux_tc");
+    return 0;
+}
+
 /* Vocabulary, FFN and expert sizes, MTP layers and rotary dims: nothing
  * here changes the cache, so all of it is optional. */
 static int read_twin_dims(cfg *c)
@@ -600,7 +635,7 @@ static int read_twin_dims(cfg *c)
         if (L && r > 0 && r <= 1)
             m->n_rot = (uint32_t)(r * L->head_dim_k);
     }
-    return 0;
+    return read_moe_routing(c);
 }
 
 /* ---- the whole model ------------------------------------------------------- */

@@ -22,4 +22,15 @@ int arch_decoder_build(llm *c);
 int arch_moe_handles(const char *arch);
 int arch_moe_build(llm *c);
 
+int arch_mla_handles(const char *arch);
+int arch_mla_build(llm *c);
+int arch_dsa_handles(const char *arch);
+int arch_dsa_build(llm *c);
+int arch_dots3_handles(const char *arch);
+int arch_dots3_build(llm *c);
+int arch_hy4_handles(const char *arch);
+int arch_hy4_build(llm *c);
+int arch_minicpm3_handles(const char *arch);
+int arch_minicpm3_build(llm *c);
+
 #endif

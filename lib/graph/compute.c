@@ -29,6 +29,11 @@ static const arch_builder builders[] = {
     {arch_gemma_handles, arch_gemma_build},
     {arch_decoder_handles, arch_decoder_build},
     {arch_moe_handles, arch_moe_build},
+    {arch_mla_handles, arch_mla_build},
+    {arch_dsa_handles, arch_dsa_build},
+    {arch_dots3_handles, arch_dots3_build},
+    {arch_hy4_handles, arch_hy4_build},
+    {arch_minicpm3_handles, arch_minicpm3_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -84,7 +89,8 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
             v_max = v;
     }
     for (size_t i = 0; i < r->n_caches; i++) {
-        llm_cache *kv = !strcmp(r->caches[i].name, "kv_swa") ? &c->swa : &c->kv;
+        llm_cache *kv = !strcmp(r->caches[i].name, "kv_swa") ? &c->swa
+                      : !strcmp(r->caches[i].name, "kv_idx") ? &c->idx : &c->kv;
         cache_from(&r->caches[i], r, kv);
         kv->n_embd_v_gqa_max = (int64_t)v_max;
     }

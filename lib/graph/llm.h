@@ -27,6 +27,7 @@ typedef struct llm {
     int64_t n_tokens, n_outputs, n_seqs;
     int fa, v_trans;
     llm_cache kv, swa;       /* swa used by iSWA architectures */
+    llm_cache idx;           /* DSA indexer keys (the "kv_idx" cache) */
     gg_tensor *inp_pos, *inp_out_ids;
     /* what stays on the host when layers are offloaded: the unused
      * embeddings input and the token rows (get_rows never leaves the CPU) */
