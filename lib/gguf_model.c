@@ -223,6 +223,13 @@ static int state_shape(rd *r, kvp_layer *st)
             gguf_rd_opt(r, "ssm.group_count", 0, KVP_MAX_HEADS, &groups))
             return -1;
         kvp_model_fact(r->m, "d_inner", (int64_t)inner, "ssm.inner_size");
+        /* FalconMamba: RMS norms on dt, B and C (only the compute graph
+         * sees them, lib/graph/llm_mamba.c) */
+        uint64_t dt_b_c_rms = 0;
+        if (gguf_rd_opt(r, "ssm.dt_b_c_rms", 0, 1, &dt_b_c_rms))
+            return -1;
+        if (dt_b_c_rms)
+            kvp_model_fact(r->m, "ssm_dt_b_c_rms", 1, "ssm.dt_b_c_rms");
         break;
     case STATE_SHORTCONV:
         if (gguf_rd_need(r, "shortconv.l_cache", 1024, &conv))

@@ -10,4 +10,11 @@
 int arch_dense_handles(const char *arch);
 int arch_dense_build(llm *c);
 
+/* a build's answer for a variant of a handled architecture it cannot
+ * rebuild exactly: compute.c reports "not modelled" instead of a size */
+enum { ARCH_NOT_MODELLED = 2 };
+
+int arch_ssm_handles(const char *arch);     /* mamba, mamba2 */
+int arch_ssm_build(llm *c);
+
 #endif

@@ -23,6 +23,7 @@ typedef struct arch_builder {
 
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
+    {arch_ssm_handles, arch_ssm_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -63,6 +64,7 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
     if (n_tokens % n_seqs)
         n_tokens = (n_tokens + n_seqs - 1) / n_seqs * n_seqs;
     c->m = m;
+    c->arch = llama_arch(m);
     c->n_embd = (int64_t)m->hidden_size;
     c->n_vocab = (int64_t)m->n_vocab;
     c->n_layer = m->n_layers;
@@ -81,6 +83,10 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
         llm_cache *kv = !strcmp(r->caches[i].name, "kv_swa") ? &c->swa : &c->kv;
         cache_from(&r->caches[i], r, kv);
         kv->n_embd_v_gqa_max = (int64_t)v_max;
+    }
+    if (r->has_recurrent) {
+        c->rs_size = r->recurrent.cells;
+        c->rs_seq = r->recurrent.rs_seq;
     }
 }
 
@@ -104,6 +110,13 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
     setup(&c, m, r);
     uint64_t size = 0;
     int rc = b->build(&c);
+    if (rc == ARCH_NOT_MODELLED) {
+        gg_free(c.g);
+        snprintf(out->how, sizeof out->how,
+                 "not modelled: kvplan does not rebuild this variant of llama.cpp's %s graph",
+                 arch);
+        return 0;
+    }
     if (rc == 0)
         rc = gg_alloc_size(c.g, CPU_ALIGNMENT, &size);
     /* KVPLAN_GRAPH_DEBUG=1: the rebuilt graph on stderr, for builders */

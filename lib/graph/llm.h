@@ -23,11 +23,15 @@ typedef struct llm_cache {
 typedef struct llm {
     gg_ctx *g;
     const kvp_model *m;
+    const char *arch;        /* llama.cpp's architecture name ("mamba2") */
     int64_t n_embd, n_vocab, n_layer;
     int64_t n_tokens, n_outputs, n_seqs;
     int fa, v_trans;
     llm_cache kv, swa;       /* swa used by iSWA architectures */
     gg_tensor *inp_pos, *inp_out_ids;
+    /* the recurrent memory (llama_memory_recurrent): its cells (mem_size,
+     * n_seq_max) and the rollback snapshots each keeps (n_rs_seq) */
+    int64_t rs_size, rs_seq;
 } llm;
 
 /* a weight: memory in the model buffer, never the compute buffer */
