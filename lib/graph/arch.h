@@ -16,5 +16,7 @@ enum { ARCH_NOT_MODELLED = 2 };
 
 int arch_ssm_handles(const char *arch);     /* mamba, mamba2 */
 int arch_ssm_build(llm *c);
+int arch_deltanet_handles(const char *arch); /* qwen35, qwen3next */
+int arch_deltanet_build(llm *c);
 
 #endif

@@ -24,6 +24,7 @@ typedef struct arch_builder {
 static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_ssm_handles, arch_ssm_build},
+    {arch_deltanet_handles, arch_deltanet_build},
 };
 
 static const char *llama_arch(const kvp_model *m)

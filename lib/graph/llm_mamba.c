@@ -77,20 +77,15 @@ gg_tensor *llm_mamba_layer(llm *c, llm_rs_inp *inp, gg_tensor *cur, int il, int 
     return gg_reshape_2d(g, cur, cur->ne[0], n_seq_tokens * n_seqs);
 }
 
-/* ssm.time_step_rank, Mamba2's head count: the dt bias's size in a GGUF,
- * else the config's head count, else what the twin writer assumes (heads
- * of 64 channels, or of the largest power of two dividing d_inner) */
+/* Mamba2's heads: ssm.time_step_rank, else what the twin writer assumes
+ * (heads of 64 channels, or of the largest power of two dividing d_inner) */
 int64_t llm_mamba2_heads(const llm *c, int il)
 {
     const kvp_layer *L = &c->m->layers[il];
-    int64_t heads = L->n_ssm_heads && L->d_inner % L->n_ssm_heads == 0 ? L->n_ssm_heads : 0;
-    if (!heads) {
-        int64_t hd = 64;
-        while (hd > 1 && L->d_inner % (uint64_t)hd)
-            hd /= 2;
-        heads = (int64_t)L->d_inner / hd;
-    }
-    return llm_tensor_ne0(c, "blk.%d.ssm_dt.bias", il, heads);
+    int64_t hd = 64;
+    while (hd > 1 && L->d_inner % (uint64_t)hd)
+        hd /= 2;
+    return llm_rs_heads(c, il, (int64_t)L->d_inner / hd);
 }
 
 /* build_mamba2_layer */

@@ -58,6 +58,13 @@ int64_t llm_model_fact(const llm *c, const char *name, int64_t dflt)
     return dflt;
 }
 
+int64_t llm_rs_heads(const llm *c, int il, int64_t dflt)
+{
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t heads = L->n_ssm_heads && L->d_inner % L->n_ssm_heads == 0 ? L->n_ssm_heads : dflt;
+    return llm_tensor_ne0(c, "blk.%d.ssm_dt.bias", il, heads);
+}
+
 int64_t llm_rs_n_embd_r(const kvp_layer *L)
 {
     int64_t conv = L->d_conv > 0 ? (int64_t)L->d_conv - 1 : 0;

@@ -30,6 +30,11 @@ gg_tensor *llm_rs_state(llm *c, int64_t n_embd);
 int64_t llm_rs_n_embd_r(const kvp_layer *L);
 int64_t llm_rs_n_embd_s(const kvp_layer *L);
 
+/* ssm.time_step_rank, the SSM / value heads of Mamba2 and Gated DeltaNet
+ * layers: the size of the layer's dt bias in a GGUF, else the model's head
+ * count when it divides d_inner, else dflt */
+int64_t llm_rs_heads(const llm *c, int il, int64_t dflt);
+
 /* the get_state_rows callback of build_rs: NULL is ggml_get_rows */
 typedef gg_tensor *(*llm_rs_rows_fn)(llm *c, gg_tensor *states, gg_tensor *ids, void *user);
 
