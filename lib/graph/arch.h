@@ -18,5 +18,7 @@ int arch_ssm_handles(const char *arch);     /* mamba, mamba2 */
 int arch_ssm_build(llm *c);
 int arch_deltanet_handles(const char *arch); /* qwen35, qwen3next */
 int arch_deltanet_build(llm *c);
+int arch_hybrid_handles(const char *arch);   /* falcon-h1, ... */
+int arch_hybrid_build(llm *c);
 
 #endif

@@ -25,6 +25,7 @@ static const arch_builder builders[] = {
     {arch_dense_handles, arch_dense_build},
     {arch_ssm_handles, arch_ssm_build},
     {arch_deltanet_handles, arch_deltanet_build},
+    {arch_hybrid_handles, arch_hybrid_build},
 };
 
 static const char *llama_arch(const kvp_model *m)

@@ -1,0 +1,96 @@
+/* arch_hybrid.c - the reserved graph of llama.cpp's Mamba hybrids, whose
+ * memory is llama_memory_hybrid (an attention KV cache beside the
+ * recurrent state, llm_graph_input_mem_hybrid): src/models/falcon-h1.cpp
+ * (attention and Mamba2 side by side in every layer), nemotron-h.cpp
+ * (Mamba2, attention or MLP-only blocks), granite-hybrid.cpp (dense
+ * variants) and jamba.cpp (dense variants).  Their Mamba mixers are
+ * llm_mamba.c's, the attention the KV pieces of llm.c. */
+#include <string.h>
+
+#include "arch.h"
+#include "llm_mamba.h"
+
+int arch_hybrid_handles(const char *arch)
+{
+    return !strcmp(arch, "falcon-h1");
+}
+
+/* build_qkv with separate projections (optional biases), reshaped to
+ * heads, RoPE on Q and K (build_attn expands Q, V, K in that order) */
+static void qkv_rope(llm *c, gg_tensor *cur, const kvp_layer *L, int il, gg_tensor **q,
+                     gg_tensor **k, gg_tensor **v)
+{
+    gg_ctx *g = c->g;
+    int64_t hd = L->head_dim_k, nh = L->n_head, nkv = L->n_kv_heads, hv = L->head_dim_v;
+    gg_tensor *Q = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nh), cur);
+    if (llm_has_tensor(c, "blk.%d.attn_q.bias", il, 0))
+        Q = gg_binary(g, GG_ADD, Q, llm_weight(c, hd * nh, 1));
+    gg_tensor *K = gg_mul_mat(g, llm_weight(c, c->n_embd, hd * nkv), cur);
+    if (llm_has_tensor(c, "blk.%d.attn_k.bias", il, 0))
+        K = gg_binary(g, GG_ADD, K, llm_weight(c, hd * nkv, 1));
+    gg_tensor *V = gg_mul_mat(g, llm_weight(c, c->n_embd, hv * nkv), cur);
+    if (llm_has_tensor(c, "blk.%d.attn_v.bias", il, 0))
+        V = gg_binary(g, GG_ADD, V, llm_weight(c, hv * nkv, 1));
+    *q = gg_rope(g, gg_reshape_3d(g, Q, hd, nh, c->n_tokens), c->inp_pos, NULL);
+    *k = gg_rope(g, gg_reshape_3d(g, K, hd, nkv, c->n_tokens), c->inp_pos, NULL);
+    *v = gg_reshape_3d(g, V, hv, nkv, c->n_tokens);
+}
+
+static int ffn_biases(const llm *c, int il, int *up, int *gate, int *down)
+{
+    *up = llm_has_tensor(c, "blk.%d.ffn_up.bias", il, 0);
+    *gate = llm_has_tensor(c, "blk.%d.ffn_gate.bias", il, 0);
+    *down = llm_has_tensor(c, "blk.%d.ffn_down.bias", il, 0);
+    return 0;
+}
+
+/* falcon-h1.cpp */
+static int falcon_h1(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    llm_rs_inp rs;
+    llm_rs_inp_build(c, &rs);
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        gg_tensor *q, *k, *v;
+        qkv_rope(c, cur, L, il, &q, &k, &v);
+        gg_tensor *attn = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd),
+                                   q, k, v, NULL, NULL, 0);
+        cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        gg_tensor *ssm = llm_mamba2_layer(c, &rs, cur, il);
+        cur = gg_binary(g, GG_ADD, attn, ssm);
+        inpSA = gg_binary(g, GG_ADD, cur, inpSA);
+        if (il == c->n_layer - 1)
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        int ub, gb, db;
+        ffn_biases(c, il, &ub, &gb, &db);
+        cur = llm_norm_rms(c, inpSA, llm_weight(c, c->n_embd, 1));
+        cur = llm_ffn_par(c, cur, c->m->n_ff, ub, gb, db);
+        inpL = gg_binary(g, GG_ADD, cur, inpSA);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
+int arch_hybrid_build(llm *c)
+{
+    if (!c->rs_size || c->rs_seq)
+        return ARCH_NOT_MODELLED;
+    for (int il = 0; il < c->n_layer; il++)
+        if (llm_has_tensor(c, "blk.%d.attn_qkv.weight", il, 0))
+            return ARCH_NOT_MODELLED;   /* a fused QKV projection: another graph */
+    if (!strcmp(c->arch, "falcon-h1"))
+        return falcon_h1(c);
+    return ARCH_NOT_MODELLED;
+}
