@@ -12,13 +12,14 @@
 
 int arch_hybrid_handles(const char *arch)
 {
-    return !strcmp(arch, "falcon-h1");
+    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h");
 }
 
 /* build_qkv with separate projections (optional biases), reshaped to
- * heads, RoPE on Q and K (build_attn expands Q, V, K in that order) */
-static void qkv_rope(llm *c, gg_tensor *cur, const kvp_layer *L, int il, gg_tensor **q,
-                     gg_tensor **k, gg_tensor **v)
+ * heads, RoPE on Q and K when rope (build_attn expands Q, V, K in that
+ * order) */
+static void qkv_proj(llm *c, gg_tensor *cur, const kvp_layer *L, int il, int rope,
+                     gg_tensor **q, gg_tensor **k, gg_tensor **v)
 {
     gg_ctx *g = c->g;
     int64_t hd = L->head_dim_k, nh = L->n_head, nkv = L->n_kv_heads, hv = L->head_dim_v;
@@ -31,9 +32,11 @@ static void qkv_rope(llm *c, gg_tensor *cur, const kvp_layer *L, int il, gg_tens
     gg_tensor *V = gg_mul_mat(g, llm_weight(c, c->n_embd, hv * nkv), cur);
     if (llm_has_tensor(c, "blk.%d.attn_v.bias", il, 0))
         V = gg_binary(g, GG_ADD, V, llm_weight(c, hv * nkv, 1));
-    *q = gg_rope(g, gg_reshape_3d(g, Q, hd, nh, c->n_tokens), c->inp_pos, NULL);
-    *k = gg_rope(g, gg_reshape_3d(g, K, hd, nkv, c->n_tokens), c->inp_pos, NULL);
+    Q = gg_reshape_3d(g, Q, hd, nh, c->n_tokens);
+    K = gg_reshape_3d(g, K, hd, nkv, c->n_tokens);
     *v = gg_reshape_3d(g, V, hv, nkv, c->n_tokens);
+    *q = rope ? gg_rope(g, Q, c->inp_pos, NULL) : Q;
+    *k = rope ? gg_rope(g, K, c->inp_pos, NULL) : K;
 }
 
 static int ffn_biases(const llm *c, int il, int *up, int *gate, int *down)
@@ -60,7 +63,7 @@ static int falcon_h1(llm *c)
         gg_tensor *inpSA = inpL;
         gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
         gg_tensor *q, *k, *v;
-        qkv_rope(c, cur, L, il, &q, &k, &v);
+        qkv_proj(c, cur, L, il, 1, &q, &k, &v);
         gg_tensor *attn = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd),
                                    q, k, v, NULL, NULL, 0);
         cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
@@ -83,6 +86,60 @@ static int falcon_h1(llm *c)
     return 0;
 }
 
+static const kvp_layer *first_attention(const llm *c)
+{
+    for (int il = 0; il < c->n_layer; il++)
+        if (c->m->layers[il].n_kv_heads)
+            return &c->m->layers[il];
+    return NULL;
+}
+
+/* nemotron-h.cpp: each block is Mamba2, attention (no RoPE) or an MLP
+ * with a squared-ReLU; h_nextn over every token, then the output rows */
+static int nemotron_h(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_rs_inp rs;
+    llm_rs_inp_build(c, &rs);
+    const kvp_layer *A = first_attention(c);
+    if (A)
+        llm_attn_inp(c, &c->kv, A->head_dim_k, A->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        if (L->kind == KVP_LAYER_MAMBA) {
+            cur = llm_mamba2_layer(c, &rs, cur, il);
+        } else if (L->n_kv_heads) {
+            gg_tensor *q, *k, *v;
+            qkv_proj(c, cur, L, il, 0, &q, &k, &v);
+            cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q, k,
+                           v, NULL, NULL, 0);
+            if (llm_has_tensor(c, "blk.%d.attn_output.bias", il, 0))
+                cur = gg_binary(g, GG_ADD, cur, llm_weight(c, c->n_embd, 1));
+        } else {
+            int64_t n_ff = llm_tensor_ne0(c, "blk.%d.ffn_down.weight", il, (int64_t)c->m->n_ff);
+            cur = gg_mul_mat(g, llm_weight(c, c->n_embd, n_ff), cur);
+            if (llm_has_tensor(c, "blk.%d.ffn_up.bias", il, 0))
+                cur = gg_binary(g, GG_ADD, cur, llm_weight(c, n_ff, 1));
+            cur = gg_dup_op(g, GG_SQR, gg_unary(g, cur));
+            cur = gg_mul_mat(g, llm_weight(c, n_ff, c->n_embd), cur);
+            if (llm_has_tensor(c, "blk.%d.ffn_down.bias", il, 0))
+                cur = gg_binary(g, GG_ADD, cur, llm_weight(c, c->n_embd, 1));
+        }
+        inpL = gg_binary(g, GG_ADD, cur, inpL);
+    }
+    gg_tensor *h = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(h);
+    gg_tensor *norm = gg_get_rows(g, h, c->inp_out_ids);
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 int arch_hybrid_build(llm *c)
 {
     if (!c->rs_size || c->rs_seq)
@@ -92,5 +149,7 @@ int arch_hybrid_build(llm *c)
             return ARCH_NOT_MODELLED;   /* a fused QKV projection: another graph */
     if (!strcmp(c->arch, "falcon-h1"))
         return falcon_h1(c);
+    if (!strcmp(c->arch, "nemotron_h"))
+        return nemotron_h(c);
     return ARCH_NOT_MODELLED;
 }
