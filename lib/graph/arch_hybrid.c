@@ -12,7 +12,7 @@
 
 int arch_hybrid_handles(const char *arch)
 {
-    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h");
+    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") || !strcmp(arch, "lfm2");
 }
 
 /* build_qkv with separate projections (optional biases), reshaped to
@@ -140,6 +140,81 @@ static int nemotron_h(llm *c)
     return 0;
 }
 
+/* lfm2.cpp's build_shortconv_block: a gated short convolution over the
+ * hidden state, its last l_cache - 1 columns kept as the state */
+static gg_tensor *shortconv(llm *c, llm_rs_inp *inp, gg_tensor *cur, int il)
+{
+    gg_ctx *g = c->g;
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t n_seqs = c->n_seqs, n_t = c->n_tokens / c->n_seqs, d_conv = (int64_t)L->d_conv - 1;
+    int64_t n_embd_r = llm_rs_n_embd_r(L);
+    cur = gg_reshape_3d(g, cur, cur->ne[0], n_t, n_seqs);
+    gg_tensor *bcx = gg_mul_mat(g, llm_weight(c, c->n_embd, 3 * c->n_embd), cur);
+    int64_t chunk = bcx->ne[0] / 3;
+    gg_tensor *b = gg_view_3d(g, bcx, chunk, bcx->ne[1], bcx->ne[2], bcx->nb[1], bcx->nb[2], 0);
+    gg_tensor *cc = gg_view_3d(g, bcx, chunk, bcx->ne[1], bcx->ne[2], bcx->nb[1], bcx->nb[2],
+                               (uint64_t)chunk * 4);
+    gg_tensor *x = gg_view_3d(g, bcx, chunk, bcx->ne[1], bcx->ne[2], bcx->nb[1], bcx->nb[2],
+                              (uint64_t)(2 * chunk) * 4);
+    gg_tensor *bx = gg_transpose(g, gg_binary(g, GG_MUL, b, x));
+    gg_tensor *state = llm_rs_state(c, n_embd_r);
+    gg_tensor *conv = llm_build_rs(c, inp, state, n_embd_r, n_seqs, NULL, NULL);
+    conv = gg_reshape_3d(g, conv, d_conv, c->n_embd, n_seqs);
+    bx = gg_concat(g, conv, bx, 0);
+    gg_tensor *snap = gg_view_3d(g, bx, d_conv, bx->ne[1], bx->ne[2], bx->nb[1], bx->nb[2],
+                                 (uint64_t)(bx->ne[0] - d_conv) * 4);
+    gg_expand(g, llm_op_cpy(c, snap, gg_view_2d(g, state, d_conv * c->n_embd, n_seqs,
+                                                state->nb[1], 0)));
+    gg_tensor *out = llm_op_ssm_conv(c, bx, llm_weight(c, L->d_conv, c->n_embd));
+    gg_tensor *y = gg_binary(g, GG_MUL, cc, out);
+    y = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_embd), y);
+    return gg_reshape_2d(g, y, y->ne[0], n_t * n_seqs);
+}
+
+/* lfm2.cpp (dense, without a sliding window): short-conv and attention
+ * (per-head Q/K norms, RoPE) blocks, each followed by a SwiGLU FFN */
+static int lfm2(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *cur = llm_inp_embd(c, c->n_embd, 0);
+    llm_rs_inp rs;
+    llm_rs_inp_build(c, &rs);
+    const kvp_layer *A = first_attention(c);
+    if (A)
+        llm_attn_inp(c, &c->kv, A->head_dim_k, A->head_dim_v);
+    llm_inp_pos(c, 1);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *prev = cur;
+        cur = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        if (L->n_kv_heads) {
+            gg_tensor *q, *k, *v;
+            qkv_proj(c, cur, L, il, 0, &q, &k, &v);
+            q = gg_rope(g, llm_norm_rms(c, q, llm_weight(c, L->head_dim_k, 1)), c->inp_pos, NULL);
+            k = gg_rope(g, llm_norm_rms(c, k, llm_weight(c, L->head_dim_k, 1)), c->inp_pos, NULL);
+            cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q, k, v,
+                           NULL, NULL, 0);
+        } else {
+            cur = shortconv(c, &rs, cur, il);
+        }
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            prev = gg_get_rows(g, prev, c->inp_out_ids);
+        }
+        cur = gg_binary(g, GG_ADD, prev, cur);
+        gg_tensor *ffn = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        ffn = llm_ffn_par(c, ffn, c->m->n_ff, 0, 0, 0);
+        cur = gg_binary(g, GG_ADD, cur, ffn);
+    }
+    gg_tensor *norm = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 int arch_hybrid_build(llm *c)
 {
     if (!c->rs_size || c->rs_seq)
@@ -151,5 +226,8 @@ int arch_hybrid_build(llm *c)
         return falcon_h1(c);
     if (!strcmp(c->arch, "nemotron_h"))
         return nemotron_h(c);
+    /* LFM2 with a sliding window reads a hybrid-iSWA memory: not modelled */
+    if (!strcmp(c->arch, "lfm2") && !c->swa.n_stream)
+        return lfm2(c);
     return ARCH_NOT_MODELLED;
 }
