@@ -26,6 +26,7 @@ static const arch_builder builders[] = {
     {arch_ssm_handles, arch_ssm_build},
     {arch_deltanet_handles, arch_deltanet_build},
     {arch_hybrid_handles, arch_hybrid_build},
+    {arch_rwkv_handles, arch_rwkv_build},
 };
 
 static const char *llama_arch(const kvp_model *m)

@@ -107,3 +107,31 @@ gg_tensor *llm_build_rs(llm *c, llm_rs_inp *inp, gg_tensor *s, int64_t state_siz
                                                  (uint64_t)n_seqs * s->nb[1])));
     return out;
 }
+
+int64_t llm_tensor_ne1(const llm *c, const char *fmt, int il, int64_t dflt)
+{
+    char name[64];
+    snprintf(name, sizeof name, fmt, il);
+    for (size_t i = 0; i < c->m->n_tensors; i++) {
+        const kvp_tensor *t = &c->m->tensors[i];
+        if (strcmp(t->name, name))
+            continue;
+        uint64_t row = gg_row_size((int)t->type, (int64_t)t->ne0);
+        return row ? (int64_t)(t->nbytes / row) : dflt;
+    }
+    return dflt;
+}
+
+gg_tensor *llm_rwkv_shift_load(llm *c, llm_rs_inp *inp, gg_tensor *r_l, int64_t n_embd_r,
+                               int64_t shifts)
+{
+    gg_tensor *t = llm_build_rs(c, inp, r_l, n_embd_r, c->n_seqs, NULL, NULL);
+    return gg_reshape_3d(c->g, t, c->n_embd, shifts, c->n_seqs);
+}
+
+gg_tensor *llm_rwkv_shift_store(llm *c, gg_tensor *shift, gg_tensor *r_l, int64_t n_embd_r,
+                                int64_t shifts)
+{
+    return llm_op_cpy(c, gg_view_1d(c->g, shift, c->n_embd * c->n_seqs * shifts, 0),
+                      gg_view_1d(c->g, r_l, n_embd_r * c->n_seqs, 0));
+}

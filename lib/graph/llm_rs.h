@@ -54,6 +54,17 @@ gg_tensor *llm_op_ssm_scan(llm *c, gg_tensor *s, gg_tensor *x, gg_tensor *dt, gg
  * ("blk.%d.ssm_dt.weight"), or dflt when the model has no tensor list or
  * no such tensor */
 int64_t llm_tensor_ne0(const llm *c, const char *fmt, int il, int64_t dflt);
+/* the second dimension of a 2-D weight (from its size and row size), or
+ * dflt */
+int64_t llm_tensor_ne1(const llm *c, const char *fmt, int il, int64_t dflt);
+
+/* build_rwkv_token_shift_load: the layer's token shifts {n_embd, shifts,
+ * n_seqs} from r_l; _store: the cpy of shift back into r_l */
+gg_tensor *llm_rwkv_shift_load(llm *c, llm_rs_inp *inp, gg_tensor *r_l, int64_t n_embd_r,
+                               int64_t shifts);
+gg_tensor *llm_rwkv_shift_store(llm *c, gg_tensor *shift, gg_tensor *r_l, int64_t n_embd_r,
+                                int64_t shifts);
+
 /* a fact the model reader recorded (kvp_model.facts), or dflt */
 int64_t llm_model_fact(const llm *c, const char *name, int64_t dflt);
 
