@@ -12,7 +12,8 @@
 
 int arch_hybrid_handles(const char *arch)
 {
-    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") || !strcmp(arch, "lfm2");
+    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") || !strcmp(arch, "lfm2") ||
+           !strcmp(arch, "plamo2");
 }
 
 /* build_qkv with separate projections (optional biases), reshaped to
@@ -215,10 +216,149 @@ static int lfm2(llm *c)
     return 0;
 }
 
+typedef struct plamo2_scan {
+    gg_tensor *x, *dt, *A, *B, *C;
+    int64_t d_state, head_dim, n_heads, size;
+} plamo2_scan;
+
+static gg_tensor *plamo2_rows(llm *c, gg_tensor *states, gg_tensor *ids, void *user)
+{
+    plamo2_scan *a = user;
+    gg_tensor *ssm = gg_reshape_4d(c->g, states, a->d_state, a->head_dim, a->n_heads, a->size);
+    return llm_op_ssm_scan(c, ssm, a->x, a->dt, a->A, a->B, a->C, ids, 1);
+}
+
+/* plamo2.cpp's build_plamo2_mamba_layer: Mamba2-like heads without
+ * groups, RMS-normed dt, B and C */
+static gg_tensor *plamo2_mamba(llm *c, llm_rs_inp *inp, gg_tensor *cur, int il)
+{
+    gg_ctx *g = c->g;
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t d_conv = L->d_conv, d_inner = (int64_t)L->d_inner, d_state = L->d_state;
+    int64_t n_heads = llm_rs_heads(c, il, d_inner / 64), head_dim = d_inner / n_heads;
+    int64_t n_seqs = c->n_seqs, n_t = c->n_tokens / c->n_seqs;
+    int64_t dt_dim = c->n_embd / 16 > 64 ? c->n_embd / 16 : 64;
+    int64_t n_embd_r = llm_rs_n_embd_r(L), n_embd_s = llm_rs_n_embd_s(L);
+    gg_tensor *conv_all = llm_rs_state(c, n_embd_r);
+    gg_tensor *ssm_all = llm_rs_state(c, n_embd_s);
+
+    gg_tensor *conv = llm_build_rs(c, inp, conv_all, n_embd_r, n_seqs, NULL, NULL);
+    conv = gg_reshape_3d(g, conv, d_conv - 1, d_inner, n_seqs);
+    cur = gg_reshape_3d(g, cur, cur->ne[0], n_t, n_seqs);
+    gg_tensor *zx = gg_mul_mat(g, llm_weight(c, c->n_embd, 2 * d_inner), cur);
+    zx = gg_permute(g, zx, 0, 2, 1, 3);
+    zx = gg_cont_4d(g, zx, head_dim * 2, n_heads, n_t, n_seqs);
+    gg_tensor *x = gg_view_4d(g, zx, head_dim, n_heads, n_t, n_seqs, zx->nb[1], zx->nb[2], zx->nb[3],
+                              (uint64_t)head_dim * 4);
+    x = gg_cont_4d(g, x, head_dim * n_heads, n_t, n_seqs, 1);
+    gg_tensor *z = gg_view_4d(g, zx, head_dim, n_heads, n_t, n_seqs, zx->nb[1], zx->nb[2], zx->nb[3], 0);
+
+    gg_tensor *conv_x = gg_concat(g, conv, gg_transpose(g, x), 0);
+    gg_tensor *last = gg_view_3d(g, conv_x, d_conv - 1, d_inner, n_seqs, conv_x->nb[1], conv_x->nb[2],
+                                 (uint64_t)n_t * conv_x->nb[0]);
+    gg_expand(g, llm_op_cpy(c, last, gg_view_1d(g, conv_all, (d_conv - 1) * d_inner * n_seqs, 0)));
+    x = llm_op_ssm_conv(c, conv_x, llm_weight(c, d_conv, d_inner));
+    x = gg_unary(g, x);
+
+    gg_tensor *xb = gg_mul_mat(g, llm_weight(c, d_inner, dt_dim + 2 * d_state), x);
+    gg_tensor *B = gg_view_3d(g, xb, d_state, n_t, n_seqs, xb->nb[1], xb->nb[2], 0);
+    gg_tensor *C = gg_view_3d(g, xb, d_state, n_t, n_seqs, xb->nb[1], xb->nb[2], (uint64_t)d_state * 4);
+    gg_tensor *dt = gg_view_3d(g, xb, dt_dim, n_t, n_seqs, xb->nb[1], xb->nb[2],
+                               (uint64_t)(2 * d_state) * 4);
+    B = llm_norm_rms(c, B, llm_weight(c, d_state, 1));
+    C = llm_norm_rms(c, C, llm_weight(c, d_state, 1));
+    dt = llm_norm_rms(c, dt, llm_weight(c, dt_dim, 1));
+    dt = gg_mul_mat(g, llm_weight(c, dt_dim, n_heads), dt);
+    dt = gg_binary(g, GG_ADD, dt, llm_weight(c, n_heads, 1));
+    gg_tensor *A = gg_reshape_2d(g, llm_weight(c, n_heads, 1), 1, n_heads);
+    x = gg_view_4d(g, x, head_dim, n_heads, n_t, n_seqs, (uint64_t)head_dim * 4,
+                   (uint64_t)(head_dim * n_heads) * 4, (uint64_t)(head_dim * n_heads * n_t) * 4, 0);
+    B = gg_view_4d(g, B, d_state, 1, n_t, n_seqs, (uint64_t)d_state * B->nb[0], B->nb[1], B->nb[2], 0);
+    C = gg_view_4d(g, C, d_state, 1, n_t, n_seqs, (uint64_t)d_state * C->nb[0], C->nb[1], C->nb[2], 0);
+
+    plamo2_scan a = {x, dt, A, B, C, d_state, head_dim, n_heads, c->rs_size};
+    gg_tensor *y_ssm = llm_build_rs(c, inp, ssm_all, n_embd_s, n_seqs, plamo2_rows, &a);
+    gg_expand(g, llm_op_cpy(c, gg_view_1d(g, y_ssm, n_heads * head_dim * d_state * n_seqs,
+                                          (uint64_t)(n_heads * head_dim * n_t * n_seqs) * 4),
+                            gg_view_1d(g, ssm_all, n_heads * head_dim * d_state * n_seqs, 0)));
+    gg_tensor *y = gg_view_4d(g, y_ssm, head_dim, n_heads, n_t, n_seqs, (uint64_t)head_dim * 4,
+                              (uint64_t)(head_dim * n_heads) * 4,
+                              (uint64_t)(head_dim * n_heads * n_t) * 4, 0);
+    gg_tensor *D = gg_reshape_2d(g, llm_weight(c, n_heads, 1), 1, n_heads);
+    y = gg_binary(g, GG_ADD, y, gg_binary(g, GG_MUL, x, D));
+    y = gg_glu_split(g, gg_cont(g, z), y);
+    y = gg_view_3d(g, y, head_dim * n_heads, n_t, n_seqs, y->nb[2], y->nb[3], 0);
+    cur = gg_mul_mat(g, llm_weight(c, d_inner, c->n_embd), y);
+    return gg_reshape_2d(g, cur, cur->ne[0], n_t * n_seqs);
+}
+
+/* plamo2.cpp's build_plamo2_attn_layer: one QKV projection, per-head
+ * Q/K norms, RoPE */
+static gg_tensor *plamo2_attn(llm *c, gg_tensor *cur, int il)
+{
+    gg_ctx *g = c->g;
+    const kvp_layer *L = &c->m->layers[il];
+    int64_t hk = L->head_dim_k, hv = L->head_dim_v, nh = L->n_head, nkv = L->n_kv_heads;
+    int64_t n_tokens = c->n_tokens;
+    gg_tensor *qkv = gg_mul_mat(g, llm_weight(c, c->n_embd, hk * nh + hk * nkv + hv * nkv), cur);
+    gg_tensor *Q = gg_view_3d(g, qkv, hk, nh, n_tokens, (uint64_t)hk * 4, qkv->nb[1], 0);
+    gg_tensor *K = gg_view_3d(g, qkv, hk, nkv, n_tokens, (uint64_t)hk * 4, qkv->nb[1],
+                              (uint64_t)(hk * nh) * 4);
+    gg_tensor *V = gg_view_3d(g, qkv, hv, nkv, n_tokens, (uint64_t)hv * 4, qkv->nb[1],
+                              (uint64_t)(hk * nh + hk * nkv) * 4);
+    Q = gg_rope(g, llm_norm_rms(c, Q, llm_weight(c, hk, nh)), c->inp_pos, NULL);
+    K = gg_rope(g, llm_norm_rms(c, K, llm_weight(c, hk, nkv)), c->inp_pos, NULL);
+    return llm_attn(c, &c->kv, llm_weight(c, hv * nh, c->n_embd), Q, K, V, NULL, NULL, 0);
+}
+
+/* plamo2.cpp: Mamba or attention, post-mixer norm, a SwiGLU FFN (one
+ * up projection split in two), post-FFN norm */
+static int plamo2(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_inp_pos(c, 1);
+    llm_rs_inp rs;
+    llm_rs_inp_build(c, &rs);
+    const kvp_layer *A = first_attention(c);
+    if (A)
+        llm_attn_inp(c, &c->kv, A->head_dim_k, A->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *res = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        cur = L->n_kv_heads ? plamo2_attn(c, cur, il) : plamo2_mamba(c, &rs, cur, il);
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            res = gg_get_rows(g, res, c->inp_out_ids);
+        }
+        cur = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        cur = gg_binary(g, GG_ADD, cur, res);
+        res = cur;
+        cur = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        int64_t n_ff = llm_tensor_ne0(c, "blk.%d.ffn_down.weight", il, (int64_t)c->m->n_ff);
+        cur = gg_mul_mat(g, llm_weight(c, c->n_embd, 2 * n_ff), cur);
+        int64_t ne[4] = {cur->ne[0] / 2, cur->ne[1], cur->ne[2], cur->ne[3]};
+        cur = gg_new_op(g, GG_GLU, GG_F32, 4, ne, cur, NULL, NULL);
+        cur = gg_mul_mat(g, llm_weight(c, n_ff, c->n_embd), cur);
+        cur = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
+        inpL = gg_binary(g, GG_ADD, cur, res);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 int arch_hybrid_build(llm *c)
 {
     if (!c->rs_size || c->rs_seq)
         return ARCH_NOT_MODELLED;
+    if (!strcmp(c->arch, "plamo2"))
+        return plamo2(c);
     for (int il = 0; il < c->n_layer; il++)
         if (llm_has_tensor(c, "blk.%d.attn_qkv.weight", il, 0))
             return ARCH_NOT_MODELLED;   /* a fused QKV projection: another graph */
