@@ -430,6 +430,13 @@ static int read_twin_dims(rd *r)
     if (gguf_rd_opt(r, "rope.dimension_count", 0, KVP_MAX_DIM, &v))
         return -1;
     m->n_rot = (uint32_t)v;
+    /* rope.scaling.finetuned false: Granite-4.0-H's attention without RoPE
+     * (only the compute graph sees it, lib/graph/arch_hybrid.c) */
+    int finetuned_found = 0;
+    if (gguf_rd_u(r, "rope.scaling.finetuned", 1, 1, &v, &finetuned_found))
+        return -1;
+    if (finetuned_found && !v)
+        kvp_model_fact(m, "rope_finetuned", 0, "rope.scaling.finetuned");
     if (r->a->mla) {
         /* the latent's split into rank and rope: kv_lora_rank when written,
          * else rope.dimension_count */

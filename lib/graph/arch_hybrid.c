@@ -13,7 +13,7 @@
 int arch_hybrid_handles(const char *arch)
 {
     return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") || !strcmp(arch, "lfm2") ||
-           !strcmp(arch, "plamo2");
+           !strcmp(arch, "plamo2") || !strcmp(arch, "granitehybrid");
 }
 
 /* build_qkv with separate projections (optional biases), reshaped to
@@ -353,6 +353,68 @@ static int plamo2(llm *c)
     return 0;
 }
 
+/* granite-hybrid.cpp (dense FFN only): Mamba2 or attention (RoPE unless
+ * rope.scaling.finetuned is false), Granite's residual and logit scales.
+ * The scales are in-place on a tensor with one consumer, so they move no
+ * offset whether the GGUF sets them or not; they are always built. */
+static int granite_hybrid(llm *c)
+{
+    gg_ctx *g = c->g;
+    int rope = llm_model_fact(c, "rope_finetuned", 1) != 0;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_rs_inp rs;
+    llm_rs_inp_build(c, &rs);
+    const kvp_layer *A = first_attention(c);
+    if (A)
+        llm_attn_inp(c, &c->kv, A->head_dim_k, A->head_dim_v);
+    llm_inp_out_ids(c);
+    if (rope)
+        llm_inp_pos(c, 1);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        if (L->kind == KVP_LAYER_MAMBA) {
+            cur = llm_mamba2_layer(c, &rs, cur, il);
+        } else {
+            gg_tensor *q, *k, *v;
+            qkv_proj(c, cur, L, il, rope, &q, &k, &v);
+            cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q, k,
+                           v, NULL, NULL, 0);
+            if (llm_has_tensor(c, "blk.%d.attn_output.bias", il, 0))
+                cur = gg_binary(g, GG_ADD, cur, llm_weight(c, c->n_embd, 1));
+        }
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        cur = gg_scale(g, cur);
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        int ub, gb, db;
+        ffn_biases(c, il, &ub, &gb, &db);
+        cur = llm_norm_rms(c, ffn_inp, llm_weight(c, c->n_embd, 1));
+        cur = llm_ffn_par(c, cur, c->m->n_ff, ub, gb, db);
+        cur = gg_scale(g, cur);
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_scale(g, gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm));
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
+static int is_moe(const llm *c)
+{
+    if (!c->m->n_tensors)
+        return c->m->n_expert > 0;
+    for (int il = 0; il < c->n_layer; il++)
+        if (llm_has_tensor(c, "blk.%d.ffn_gate_inp.weight", il, 0))
+            return 1;
+    return 0;
+}
+
 int arch_hybrid_build(llm *c)
 {
     if (!c->rs_size || c->rs_seq)
@@ -366,6 +428,9 @@ int arch_hybrid_build(llm *c)
         return falcon_h1(c);
     if (!strcmp(c->arch, "nemotron_h"))
         return nemotron_h(c);
+    /* MoE FFNs (granite-4.0-h-tiny, ...) are not modelled here */
+    if (!strcmp(c->arch, "granitehybrid") && !is_moe(c))
+        return granite_hybrid(c);
     /* LFM2 with a sliding window reads a hybrid-iSWA memory: not modelled */
     if (!strcmp(c->arch, "lfm2") && !c->swa.n_stream)
         return lfm2(c);
