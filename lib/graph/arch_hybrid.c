@@ -9,6 +9,7 @@
 
 #include "arch.h"
 #include "llm_mamba.h"
+#include "llm_rs_moe.h"
 
 int arch_hybrid_handles(const char *arch)
 {
@@ -353,7 +354,7 @@ static int plamo2(llm *c)
     return 0;
 }
 
-/* granite-hybrid.cpp (dense FFN only): Mamba2 or attention (RoPE unless
+/* granite-hybrid.cpp: Mamba2 or attention (RoPE unless
  * rope.scaling.finetuned is false), Granite's residual and logit scales.
  * The scales are in-place on a tensor with one consumer, so they move no
  * offset whether the GGUF sets them or not; they are always built. */
@@ -390,10 +391,22 @@ static int granite_hybrid(llm *c)
         }
         cur = gg_scale(g, cur);
         gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
-        int ub, gb, db;
-        ffn_biases(c, il, &ub, &gb, &db);
         cur = llm_norm_rms(c, ffn_inp, llm_weight(c, c->n_embd, 1));
-        cur = llm_ffn_par(c, cur, c->m->n_ff, ub, gb, db);
+        if (llm_has_tensor(c, "blk.%d.ffn_gate_inp.weight", il, c->m->n_expert > 0)) {
+            llm_moe a = {0};
+            llm_moe_shapes(c, il, &a);
+            a.gating = LLM_MOE_SOFTMAX;
+            a.norm_w = 1;
+            a.act = LLM_MOE_SILU;
+            gg_tensor *moe = llm_rs_moe_ffn(c, cur, &a, NULL);
+            int64_t n_sh = llm_tensor_ne0(c, "blk.%d.ffn_down_shexp.weight", il,
+                                          (int64_t)c->m->n_ff_shexp);
+            cur = n_sh > 0 ? gg_binary(g, GG_ADD, moe, llm_ffn_par(c, cur, n_sh, 0, 0, 0)) : moe;
+        } else {
+            int ub, gb, db;
+            ffn_biases(c, il, &ub, &gb, &db);
+            cur = llm_ffn_par(c, cur, c->m->n_ff, ub, gb, db);
+        }
         cur = gg_scale(g, cur);
         inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
     }
@@ -402,16 +415,6 @@ static int granite_hybrid(llm *c)
     gg_tensor *logits = gg_scale(g, gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm));
     gg_set_output(logits);
     gg_expand(g, logits);
-    return 0;
-}
-
-static int is_moe(const llm *c)
-{
-    if (!c->m->n_tensors)
-        return c->m->n_expert > 0;
-    for (int il = 0; il < c->n_layer; il++)
-        if (llm_has_tensor(c, "blk.%d.ffn_gate_inp.weight", il, 0))
-            return 1;
     return 0;
 }
 
@@ -428,8 +431,7 @@ int arch_hybrid_build(llm *c)
         return falcon_h1(c);
     if (!strcmp(c->arch, "nemotron_h"))
         return nemotron_h(c);
-    /* MoE FFNs (granite-4.0-h-tiny, ...) are not modelled here */
-    if (!strcmp(c->arch, "granitehybrid") && !is_moe(c))
+    if (!strcmp(c->arch, "granitehybrid"))
         return granite_hybrid(c);
     /* LFM2 with a sliding window reads a hybrid-iSWA memory: not modelled */
     if (!strcmp(c->arch, "lfm2") && !c->swa.n_stream)
