@@ -223,6 +223,13 @@ static int state_shape(rd *r, kvp_layer *st)
             gguf_rd_opt(r, "ssm.group_count", 0, KVP_MAX_HEADS, &groups))
             return -1;
         kvp_model_fact(r->m, "d_inner", (int64_t)inner, "ssm.inner_size");
+        /* FalconMamba: RMS norms on dt, B and C (only the compute graph
+         * sees them, lib/graph/llm_mamba.c) */
+        uint64_t dt_b_c_rms = 0;
+        if (gguf_rd_opt(r, "ssm.dt_b_c_rms", 0, 1, &dt_b_c_rms))
+            return -1;
+        if (dt_b_c_rms)
+            kvp_model_fact(r->m, "ssm_dt_b_c_rms", 1, "ssm.dt_b_c_rms");
         break;
     case STATE_SHORTCONV:
         if (gguf_rd_need(r, "shortconv.l_cache", 1024, &conv))
@@ -457,6 +464,13 @@ static int read_twin_dims(rd *r)
     if (gguf_rd_opt(r, "rope.dimension_count", 0, KVP_MAX_DIM, &v))
         return -1;
     m->n_rot = (uint32_t)v;
+    /* rope.scaling.finetuned false: Granite-4.0-H's attention without RoPE
+     * (only the compute graph sees it, lib/graph/arch_hybrid.c) */
+    int finetuned_found = 0;
+    if (gguf_rd_u(r, "rope.scaling.finetuned", 1, 1, &v, &finetuned_found))
+        return -1;
+    if (finetuned_found && !v)
+        kvp_model_fact(m, "rope_finetuned", 0, "rope.scaling.finetuned");
     if (r->a->mla) {
         /* the latent's split into rank and rope: kv_lora_rank when written,
          * else rope.dimension_count */

@@ -33,4 +33,14 @@ int arch_hy4_build(llm *c);
 int arch_minicpm3_handles(const char *arch);
 int arch_minicpm3_build(llm *c);
 
+
+int arch_ssm_handles(const char *arch);     /* mamba, mamba2 */
+int arch_ssm_build(llm *c);
+int arch_deltanet_handles(const char *arch); /* qwen35, qwen3next */
+int arch_deltanet_build(llm *c);
+int arch_hybrid_handles(const char *arch);   /* falcon-h1, ... */
+int arch_hybrid_build(llm *c);
+int arch_rwkv_handles(const char *arch);     /* rwkv6, rwkv6qwen2, rwkv7, arwkv7 */
+int arch_rwkv_build(llm *c);
+
 #endif

@@ -34,6 +34,10 @@ static const arch_builder builders[] = {
     {arch_dots3_handles, arch_dots3_build},
     {arch_hy4_handles, arch_hy4_build},
     {arch_minicpm3_handles, arch_minicpm3_build},
+    {arch_ssm_handles, arch_ssm_build},
+    {arch_deltanet_handles, arch_deltanet_build},
+    {arch_hybrid_handles, arch_hybrid_build},
+    {arch_rwkv_handles, arch_rwkv_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -74,6 +78,7 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
     if (n_tokens % n_seqs)
         n_tokens = (n_tokens + n_seqs - 1) / n_seqs * n_seqs;
     c->m = m;
+    c->arch = llama_arch(m);
     c->n_embd = (int64_t)m->hidden_size;
     c->n_vocab = (int64_t)m->n_vocab;
     c->n_layer = m->n_layers;
@@ -93,6 +98,10 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
                       : !strcmp(r->caches[i].name, "kv_idx") ? &c->idx : &c->kv;
         cache_from(&r->caches[i], r, kv);
         kv->n_embd_v_gqa_max = (int64_t)v_max;
+    }
+    if (r->has_recurrent) {
+        c->rs_size = r->recurrent.cells;
+        c->rs_seq = r->recurrent.rs_seq;
     }
 }
 

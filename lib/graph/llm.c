@@ -44,6 +44,16 @@ int llm_has_tensor(const llm *c, const char *fmt, int il, int dflt)
     return 0;
 }
 
+int64_t llm_tensor_ne0(const llm *c, const char *fmt, int il, int64_t dflt)
+{
+    char name[64];
+    snprintf(name, sizeof name, fmt, il);
+    for (size_t i = 0; i < c->m->n_tensors; i++)
+        if (!strcmp(c->m->tensors[i].name, name))
+            return (int64_t)c->m->tensors[i].ne0;
+    return dflt;
+}
+
 /* build_inp_embd: the token path and the (unused) vector-embedding input,
  * both in the graph (ggml_build_forward_select) */
 gg_tensor *llm_inp_embd(llm *c, int64_t n_embd_inp, int scaled)

@@ -23,6 +23,7 @@ typedef struct llm_cache {
 typedef struct llm {
     gg_ctx *g;
     const kvp_model *m;
+    const char *arch;        /* llama.cpp's architecture name ("mamba2") */
     int64_t n_embd, n_vocab, n_layer;
     int64_t n_tokens, n_outputs, n_seqs;
     int fa, v_trans;
@@ -32,6 +33,9 @@ typedef struct llm {
     /* what stays on the host when layers are offloaded: the unused
      * embeddings input and the token rows (get_rows never leaves the CPU) */
     gg_tensor *inp_embd, *tok_rows;
+    /* the recurrent memory (llama_memory_recurrent): its cells (mem_size,
+     * n_seq_max) and the rollback snapshots each keeps (n_rs_seq) */
+    int64_t rs_size, rs_seq;
 } llm;
 
 /* a weight: memory in the model buffer, never the compute buffer */
@@ -40,6 +44,8 @@ gg_tensor *llm_weight_3d(llm *c, int64_t ne0, int64_t ne1, int64_t ne2);
 /* whether the GGUF has this tensor ("blk.%d.attn_q.bias"); a config.json
  * (no tensor list) answers `dflt` */
 int llm_has_tensor(const llm *c, const char *fmt, int il, int dflt);
+/* the row length of that tensor, or dflt when the model has no such tensor */
+int64_t llm_tensor_ne0(const llm *c, const char *fmt, int il, int64_t dflt);
 
 gg_tensor *llm_inp_embd(llm *c, int64_t n_embd_inp, int scaled);
 gg_tensor *llm_inp_pos(llm *c, int n_pos_per_embd);

@@ -161,16 +161,6 @@ static gg_tensor *glu_fused(gg_ctx *g, gg_tensor *a)
     return gg_new_op(g, GG_GLU, a->type, 4, ne, a, NULL, NULL);
 }
 
-int64_t llm_tensor_ne0(const llm *c, const char *fmt, int il, int64_t dflt)
-{
-    char name[64];
-    snprintf(name, sizeof name, fmt, il);
-    for (size_t i = 0; i < c->m->n_tensors; i++)
-        if (!strcmp(c->m->tensors[i].name, name))
-            return (int64_t)c->m->tensors[i].ne0;
-    return dflt;
-}
-
 int64_t llm_ff_width(const llm *c, int il, int64_t dflt)
 {
     return llm_tensor_ne0(c, "blk.%d.ffn_down.weight", il, dflt);
