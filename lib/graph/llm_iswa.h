@@ -38,6 +38,13 @@ enum { LLM_RMS, LLM_LN };
 gg_tensor *llm_norm_named(llm *c, gg_tensor *cur, int kind, const char *base, int il,
                           int w_dflt, int b_dflt);
 
+/* build_ffn: up (and its bias), a parallel gate when the GGUF has
+ * ffn_gate.weight (gate_dflt without a tensor list), the activation (a GLU
+ * with a gate), down (skipped when !down) and its bias; biases where the
+ * GGUF has them (bias_dflt) */
+enum { LLM_SILU, LLM_GELU, LLM_RELU, LLM_RELU_SQR, LLM_SWIGLU, LLM_XIELU };
+gg_tensor *llm_ffn(llm *c, gg_tensor *cur, int il, int64_t n_ff, int act, int gate_dflt,
+                   int bias_dflt, int down);
 /* layer il's FFN width: the row length of its ffn_down.weight, else dflt */
 int64_t llm_ff_width(const llm *c, int il, int64_t dflt);
 
