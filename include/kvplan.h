@@ -1064,7 +1064,8 @@ typedef struct kvp_fitrun_result {
     uint64_t n_ctx_train;
     uint64_t max_ctx_full_offload;  /* largest -c with every layer on the devices, each
                                        device within its memory minus the margin; 0 none */
-    int32_t max_ngl_at_ctx;      /* most -ngl at the context given */
+    uint64_t n_ctx_given;        /* -c as given (unset: n_ctx_train x slots) */
+    int32_t max_ngl_at_ctx;      /* most -ngl at that context */
     uint64_t devices_at_full;    /* all devices' bytes, every layer offloaded */
     size_t n_knobs;
     kvp_fitrun_knob knobs[8];

@@ -222,6 +222,7 @@ int kvp_llama_fit_run(const kvp_model *m, const kvp_llama_params *p,
     out->n_seq = x.r->n_seq;
     out->n_streams = x.r->n_stream;
     out->n_ctx_train = m->max_position;
+    out->n_ctx_given = x.r->n_ctx;
     kvp_fitp_input in;
     memset(&in, 0, sizeof in);
     in.n_devices = nd;

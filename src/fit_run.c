@@ -44,8 +44,8 @@ static void print_alternatives(const kvp_fitrun_result *r)
                fmt_int(r->max_ctx_full_offload, a, sizeof a));
     else
         printf("  largest context with all %u layers on the GPU: none fits\n", r->n_layer + 1);
-    printf("  most layers at the context given: -ngl %d of %u\n", r->max_ngl_at_ctx,
-           r->n_layer + 1);
+    printf("  most layers at -c %s: -ngl %d of %u\n", fmt_int(r->n_ctx_given, a, sizeof a),
+           r->max_ngl_at_ctx, r->n_layer + 1);
     printf("\nwhat each knob saves on the GPUs (all layers offloaded, %s MiB as given):\n",
            fmt_mib(r->devices_at_full, a, sizeof a));
     for (size_t i = 0; i < r->n_knobs; i++) {
@@ -73,7 +73,7 @@ static char *fit_json(const kvp_model *m, const kvp_fitrun_result *r)
                         (json_int_t)k->device_bytes, "saved_bytes", (json_int_t)k->saved_bytes));
     }
     json_t *doc = json_pack(
-        "{s:i, s:s, s:s, s:{s:b, s:s?, s:I, s:i, s:o, s:s?, s:i, s:o}, s:I, s:i, s:I, s:o}",
+        "{s:i, s:s, s:s, s:{s:b, s:s?, s:I, s:i, s:o, s:s?, s:i, s:o}, s:I, s:i, s:I, s:I, s:o}",
         "schema", 1, "runtime", "llama.cpp", "model", m->name,
         "llama_fit", "fits", f->status == KVP_FITP_OK, "warning",
         f->status == KVP_FITP_OK ? NULL : f->message, "n_ctx", (json_int_t)f->config.n_ctx,
@@ -81,7 +81,8 @@ static char *fit_json(const kvp_model *m, const kvp_fitrun_result *r)
         "tensor_split", ts, "overrides", f->config.overrides[0] ? f->config.overrides : NULL,
         "measurements", (int)f->n_probes, "trace", log,
         "max_ctx_full_offload", (json_int_t)r->max_ctx_full_offload,
-        "max_ngl_at_ctx", r->max_ngl_at_ctx, "devices_bytes_full_offload",
+        "max_ngl_at_ctx", r->max_ngl_at_ctx, "n_ctx_given", (json_int_t)r->n_ctx_given,
+        "devices_bytes_full_offload",
         (json_int_t)r->devices_at_full, "knobs", knobs);
     char *s = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
     json_decref(doc);
