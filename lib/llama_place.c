@@ -326,14 +326,16 @@ static int map_tensor(host_maps *h, const kvp_tensor *t)
     return 0;
 }
 
-static void mapped_host(const host_maps *h, kvp_weights_split *w)
+static int mapped_host(const host_maps *h, kvp_weights_split *w)
 {
     w->host = 0;
     w->n_host_maps = h->n;
     for (uint32_t s = 0; s < h->n; s++) {
         w->host_map[s] = h->hi[s] - h->lo[s];
-        w->host += w->host_map[s]; /* each below a file's size: no overflow */
+        if (kvp_add(w->host, w->host_map[s], &w->host))
+            return -1;
     }
+    return 0;
 }
 
 static int add_to(kvp_weights_split *w, int device, uint64_t bytes)
@@ -405,7 +407,7 @@ int kvp_llama_weights_split(const kvp_model *m, const kvp_offload *o, kvp_weight
     for (size_t k = 0; k < n_ov; k++)
         regfree(&ov[k].re);
     free(ov);
-    if (rc == 0 && o->use_mmap)
-        mapped_host(&maps, w);
+    if (rc == 0 && o->use_mmap && mapped_host(&maps, w))
+        rc = kvp_fail(err, KVP_EINPUT, "%s: weight sizes overflow 64 bits", m->name);
     return rc;
 }
