@@ -1,16 +1,21 @@
-/* arch_mla.c - the reserved graph of llama.cpp's multi-head latent
- * attention models: src/models/deepseek2.cpp (DeepSeek-V2/V2-Lite/V3/R1,
- * Kimi-K2, GigaChat3, GLM-4.7-Flash... with the absorbed MLA weights
- * wk_b/wv_b; mistral4.cpp reuses it), the trunk graph only (the MTP block
- * is a graph of its own, built for an MTP context, never in the default
- * one); and src/models/minicpm3.cpp (the same latent projections, expanded
- * into an ordinary K/V cache).
+/* arch_mla.c - the reserved graphs of llama.cpp's multi-head latent
+ * attention family and DeepSeek's MoE blocks, each mirroring its
+ * src/models/ file of llama.cpp v0.5.0:
+ *   deepseek2.cpp  DeepSeek-V2/V2-Lite/V3/R1, Kimi-K2, GigaChat3... (also
+ *                  mistral4.cpp and deepseek2ocr.cpp, which reuse its graph):
+ *                  absorbed MLA over the K-only latent cache, a legacy
+ *                  unsplit wkv_b, or OCR's plain MHA; the trunk only (the
+ *                  MTP block is a graph of its own, for an MTP context)
+ *   deepseek.cpp   DeepSeek's first MoE: plain GQA, the same FFN blocks
+ *   deepseek32.cpp, glm-dsa.cpp  MLA with DeepSeek Sparse Attention
+ *   dots3note.cpp  DSA full layers and sliding MLA layers, gated output
+ *   hy-v4.cpp      MLA (and DSA), gated output, iHC residual streams
+ *   minicpm3.cpp   the latent projections expanded into a K/V cache
  *
- * Per layer: RMS norm, MLA attention over the K-only latent cache
- * (llm_mla.c), a residual, RMS norm, then a SwiGLU FFN in the leading
- * dense layers or the routed experts (llm_moe_ds.c) plus the shared
- * experts, a residual; the last layer keeps only the output rows; then
- * the output norm and logits. */
+ * Per layer: RMS norm, attention (llm_mla.c), a residual, RMS norm, then a
+ * SwiGLU FFN in the leading dense layers or the routed experts
+ * (llm_moe_ds.c) plus the shared experts, a residual; the last layer keeps
+ * only the output rows; then the output norm and logits. */
 #include <string.h>
 
 #include "../twin.h"
@@ -59,6 +64,22 @@ static void ds_routing(const llm *c, int il, ds_moe *p)
     p->norm_w = m->expert_weights_norm;
     p->scale_w = m->expert_weights_scale != 0.0 && m->expert_weights_scale != 1.0;
     p->gate_up = llm_has_tensor(c, "blk.%d.ffn_gate_up_exps.weight", il, 0);
+}
+
+/* the MoE layers (from n_layer_dense_lead on) have experts, and group
+ * routing divides them into groups of at least two */
+static int ds_moe_ok(const llm *c)
+{
+    const kvp_model *m = c->m;
+    if (m->n_layer_dense_lead < (uint32_t)c->n_layer &&
+        (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 ||
+         m->n_expert_used > m->n_expert || !m->n_ff_exp))
+        return 0;
+    if (m->n_expert_groups > 1 &&
+        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
+         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+        return 0;
+    return 1;
 }
 
 /* deepseek2's loader reads no q_lora_rank for the "lite" layer counts
@@ -112,7 +133,7 @@ static int ds_dims(const llm *c, ds_attn kind, const kvp_layer *L, mla_dims *d)
 }
 
 /* the attention block this model's layers use, or -1 when the builder
- * cannot mirror it; also checks the MoE layers have experts */
+ * cannot mirror it */
 static int ds_kind(const llm *c)
 {
     const kvp_model *m = c->m;
@@ -133,13 +154,8 @@ static int ds_kind(const llm *c)
         mla_dims d;
         if (!ds_dims(c, kind, &m->layers[il], &d))
             return -1;
-        if ((uint32_t)il >= m->n_layer_dense_lead &&
-            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
-            return -1;
     }
-    if (m->n_expert_groups > 1 &&
-        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
-         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+    if (!ds_moe_ok(c))
         return -1;
     return (int)kind;
 }
@@ -255,13 +271,8 @@ int arch_dsa_build(llm *c)
         if (!mla_layer_dims(c, L, &d) || (L->indexer_head_dim && L->indexer_head_dim != x.head) ||
             (!glm && !L->indexer_head_dim))
             return ARCH_NOT_MODELLED;
-        if ((uint32_t)il >= m->n_layer_dense_lead &&
-            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
-            return ARCH_NOT_MODELLED;
     }
-    if (m->n_expert_groups > 1 &&
-        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
-         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+    if (!ds_moe_ok(c))
         return ARCH_NOT_MODELLED;
 
     gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
@@ -397,13 +408,8 @@ int arch_dots3_build(llm *c)
         if (!dots3_dims(c, L, &d) || (swa ? L->indexer_head_dim != 0
                                           : L->indexer_head_dim != x.head))
             return ARCH_NOT_MODELLED;
-        if ((uint32_t)il >= m->n_layer_dense_lead &&
-            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
-            return ARCH_NOT_MODELLED;
     }
-    if (m->n_expert_groups > 1 &&
-        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
-         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+    if (!ds_moe_ok(c))
         return ARCH_NOT_MODELLED;
 
     gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
@@ -571,13 +577,8 @@ int arch_hy4_build(llm *c)
         if (!mla_layer_dims(c, L, &d) || (L->indexer_head_dim && L->indexer_head_dim != x.head) ||
             (!dsa && L->indexer_head_dim))
             return ARCH_NOT_MODELLED;
-        if ((uint32_t)il >= m->n_layer_dense_lead &&
-            (!m->n_expert || !m->n_expert_used || m->n_expert_used > 512 || !m->n_ff_exp))
-            return ARCH_NOT_MODELLED;
     }
-    if (m->n_expert_groups > 1 &&
-        (m->n_expert % m->n_expert_groups || m->n_expert / m->n_expert_groups < 2 ||
-         !m->n_group_used || m->n_group_used > m->n_expert_groups))
+    if (!ds_moe_ok(c))
         return ARCH_NOT_MODELLED;
 
     gg_tensor *inp = llm_inp_embd(c, c->n_embd, 0);
