@@ -4,7 +4,7 @@
  * in arch_moe_qwen.c (qwen3moe, qwen2moe, olmoe, qwen3vlmoe, minimax-m2),
  * arch_moe_shared.c (deepseek, dots1, bailingmoe, bailingmoe2, glm4moe,
  * ernie4_5-moe, hunyuan-moe: shared experts and leading dense layers) and
- * arch_moe_other.c (granitemoe, phimoe, arctic, dbrx, grovemoe,
+ * arch_moe_other.c (granitemoe, phimoe, arctic, dbrx, grovemoe, grok,
  * smallthinker and llama4 without their sliding windows); the MoE FFN
  * itself, build_moe_ffn, is llm_moe.c. */
 #include <string.h>
@@ -240,6 +240,7 @@ static const moe_arch archs[] = {
     {"dbrx", moe_build_dbrx, 1},
     {"smallthinker", moe_build_smallthinker, 1},
     {"llama4", moe_build_llama4, 0},
+    {"grok", moe_build_grok, 1},
 };
 
 static const moe_arch *find_arch(const char *arch)

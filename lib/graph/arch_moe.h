@@ -58,5 +58,6 @@ int moe_build_arctic(llm *c);
 int moe_build_dbrx(llm *c);
 int moe_build_smallthinker(llm *c);
 int moe_build_llama4(llm *c);
+int moe_build_grok(llm *c);
 
 #endif

@@ -1,7 +1,7 @@
 /* arch_moe_other.c - MoE graphs of their own shape: src/models/
  * granite.cpp (granitemoe), phi3.cpp (phimoe), arctic.cpp, dbrx.cpp,
- * grovemoe.cpp, smallthinker.cpp and llama4.cpp (the last two without
- * their sliding or chunked windows). */
+ * grovemoe.cpp, grok.cpp, smallthinker.cpp and llama4.cpp (the last two
+ * without their sliding or chunked windows). */
 #include "arch_moe.h"
 
 /* ---- granitemoe (src/models/granite.cpp's graph) ---- */
@@ -336,4 +336,68 @@ int moe_build_llama4(llm *c)
         inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
     }
     return moe_finish(c, inpL);
+}
+
+/* ---- grok ---- */
+
+/* Grok-1: the attention scores squashed by tanh (llama.cpp runs it without
+ * flash attention), RMS norms after the attention and after the FFN,
+ * GeGLU experts (the gate experts optional) beside an optional dense GeGLU
+ * FFN, their sum scaled; the embedding scale (a default, not 0), the logit
+ * scale and an optional final soft cap on the logits */
+int moe_build_grok(llm *c)
+{
+    gg_ctx *g = c->g;
+    int emb_scale = llm_hparam(c, "embedding_scale", 78.38367176906169) != 0;
+    int final_cap = llm_hparam(c, "final_logit_softcapping", 0) != 0;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, emb_scale);
+    llm_inp_pos(c, 1);
+    const kvp_layer *L0 = &c->m->layers[0];
+    llm_attn_inp(c, &c->kv, L0->head_dim_k, L0->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *inpSA = inpL;
+        gg_tensor *cur = llm_norm_rms(c, inpL, moe_vec(c, c->n_embd));
+        gg_tensor *q, *k, *v;
+        moe_qkv(c, cur, il, 0, &q, &k, &v);
+        q = gg_rope(g, q, c->inp_pos, NULL);
+        k = gg_rope(g, k, c->inp_pos, NULL);
+        cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q, k, v,
+                       NULL, NULL, 1);
+        if (moe_has(c, "blk.%d.attn_output.bias", il, 0))
+            cur = gg_binary(g, GG_ADD, cur, moe_vec(c, c->n_embd));
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpSA = gg_get_rows(g, inpSA, c->inp_out_ids);
+        }
+        cur = llm_norm_rms(c, cur, moe_vec(c, c->n_embd));
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
+        cur = llm_norm_rms(c, ffn_inp, moe_vec(c, c->n_embd));
+        llm_moe p;
+        moe_defaults(c, &p);
+        p.n_ff = c->m->n_ff_exp ? (int64_t)c->m->n_ff_exp : (int64_t)c->m->n_ff;
+        p.act = LLM_MOE_GELU;
+        p.norm_w = 1;
+        p.gate_exps = moe_has(c, "blk.%d.ffn_gate_exps.weight", il, 1);
+        gg_tensor *moe_out = llm_moe_ffn(c, cur, &p);
+        if (moe_has(c, "blk.%d.ffn_up.weight", il, 0)) {
+            gg_tensor *ffn_out = moe_has(c, "blk.%d.ffn_gate.weight", il, 0)
+                ? llm_ffn_par(c, cur, (int64_t)c->m->n_ff, 0, 0, 0)
+                : llm_ffn_seq(c, cur, (int64_t)c->m->n_ff, 0, 0);
+            cur = gg_scale(g, gg_binary(g, GG_ADD, ffn_out, moe_out));
+        } else {
+            cur = moe_out;
+        }
+        cur = llm_norm_rms(c, cur, moe_vec(c, c->n_embd));
+        inpL = gg_binary(g, GG_ADD, cur, ffn_inp);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, moe_vec(c, c->n_embd));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_scale(g, gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm));
+    if (final_cap)
+        logits = gg_scale(g, gg_unary(g, gg_scale(g, logits)));
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
 }
