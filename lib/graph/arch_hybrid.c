@@ -14,7 +14,7 @@
 int arch_hybrid_handles(const char *arch)
 {
     return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") ||
-           !strcmp(arch, "nemotron_h_moe") || !strcmp(arch, "lfm2") || !strcmp(arch, "plamo2") ||
+           !strcmp(arch, "nemotron_h_moe") || !strcmp(arch, "lfm2") || !strcmp(arch, "lfm2moe") || !strcmp(arch, "plamo2") ||
            !strcmp(arch, "granitehybrid") || !strcmp(arch, "jamba");
 }
 
@@ -205,11 +205,16 @@ static gg_tensor *shortconv(llm *c, llm_rs_inp *inp, gg_tensor *cur, int il)
     return gg_reshape_2d(g, y, y->ne[0], n_t * n_seqs);
 }
 
-/* lfm2.cpp (dense, without a sliding window): short-conv and attention
- * (per-head Q/K norms, RoPE) blocks, each followed by a SwiGLU FFN */
+/* lfm2.cpp (without a sliding window; lfm2moe shares it): short-conv and
+ * attention (per-head Q/K norms, RoPE) blocks, each followed by a SwiGLU
+ * FFN, MoE after the leading dense blocks in lfm2moe */
 static int lfm2(llm *c)
 {
     gg_ctx *g = c->g;
+    int moe = !strcmp(c->arch, "lfm2moe");
+    int64_t gating = llm_model_fact(c, "expert_gating_func", 2);
+    if (moe && gating != 1 && gating != 2)
+        return ARCH_NOT_MODELLED;
     gg_tensor *cur = llm_inp_embd(c, c->n_embd, 0);
     llm_rs_inp rs;
     llm_rs_inp_build(c, &rs);
@@ -238,7 +243,19 @@ static int lfm2(llm *c)
         }
         cur = gg_binary(g, GG_ADD, prev, cur);
         gg_tensor *ffn = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
-        ffn = llm_ffn_par(c, ffn, c->m->n_ff, 0, 0, 0);
+        if (moe && il >= (int)c->m->n_layer_dense_lead) {
+            /* lfm2moe: expert_gating_func (1 softmax, 2 sigmoid), a
+             * selection bias, normalized weights */
+            llm_moe a = {0};
+            llm_moe_shapes(c, il, &a);
+            a.gating = gating == 1 ? LLM_MOE_SOFTMAX : LLM_MOE_SIGMOID;
+            a.probs_b = 1;
+            a.norm_w = 1;
+            a.act = LLM_MOE_SILU;
+            ffn = llm_rs_moe_ffn(c, ffn, &a, NULL);
+        } else {
+            ffn = llm_ffn_par(c, ffn, c->m->n_ff, 0, 0, 0);
+        }
         cur = gg_binary(g, GG_ADD, cur, ffn);
     }
     gg_tensor *norm = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
@@ -520,7 +537,7 @@ int arch_hybrid_build(llm *c)
     if (!strcmp(c->arch, "granitehybrid"))
         return granite_hybrid(c);
     /* LFM2 with a sliding window reads a hybrid-iSWA memory: not modelled */
-    if (!strcmp(c->arch, "lfm2") && !c->swa.n_stream)
+    if ((!strcmp(c->arch, "lfm2") || !strcmp(c->arch, "lfm2moe")) && !c->swa.n_stream)
         return lfm2(c);
     return ARCH_NOT_MODELLED;
 }
