@@ -183,6 +183,11 @@ int arch_lightning_build(llm *c)
 {
     if (!c->rs_size || c->rs_seq)
         return ARCH_NOT_MODELLED;
+    /* that 1-sequence pass splits its tokens over the cache's streams: when
+     * they do not divide, the attention output and the residual disagree
+     * and llama.cpp aborts (ggml_add's ggml_can_repeat) */
+    if (c->kv.n_stream > 1 && c->n_tokens_max % c->kv.n_stream)
+        return ARCH_NOT_MODELLED;
     /* sched_reserve's last prompt pass uses one sequence [TAG_RESERVE_DIAG_DECAY];
      * only a real allocation sizes it (the metadata-only mode stops after
      * the first pass): say what it would reserve */
