@@ -455,6 +455,16 @@ static int read_twin_dims(rd *r)
     if (gguf_rd_opt(r, "expert_shared_count", 0, KVP_MAX_DIM, &v))
         return -1;
     m->n_expert_shared = (uint32_t)v;
+    /* MoE routing that only the compute graph sees (lib/graph/) */
+    int moe_found = 0;
+    if (gguf_rd_u(r, "expert_weights_norm", 0, 1, &v, &moe_found))
+        return -1;
+    if (moe_found)
+        kvp_model_fact(m, "expert_weights_norm", (int64_t)v, "expert_weights_norm");
+    if (gguf_rd_u(r, "expert_gating_func", 0, 16, &v, &moe_found))
+        return -1;
+    if (moe_found)
+        kvp_model_fact(m, "expert_gating_func", (int64_t)v, "expert_gating_func");
     if (gguf_rd_opt(r, "leading_dense_block_count", 0, KVP_MAX_LAYERS, &v))
         return -1;
     m->n_layer_dense_lead = (uint32_t)v;

@@ -42,5 +42,7 @@ int arch_hybrid_handles(const char *arch);   /* falcon-h1, ... */
 int arch_hybrid_build(llm *c);
 int arch_rwkv_handles(const char *arch);     /* rwkv6, rwkv6qwen2, rwkv7, arwkv7 */
 int arch_rwkv_build(llm *c);
+int arch_lightning_handles(const char *arch); /* minimax-01 */
+int arch_lightning_build(llm *c);
 
 #endif

@@ -13,8 +13,9 @@
 
 int arch_hybrid_handles(const char *arch)
 {
-    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") || !strcmp(arch, "lfm2") ||
-           !strcmp(arch, "plamo2") || !strcmp(arch, "granitehybrid");
+    return !strcmp(arch, "falcon-h1") || !strcmp(arch, "nemotron_h") ||
+           !strcmp(arch, "nemotron_h_moe") || !strcmp(arch, "lfm2") || !strcmp(arch, "lfm2moe") || !strcmp(arch, "plamo2") ||
+           !strcmp(arch, "granitehybrid") || !strcmp(arch, "jamba");
 }
 
 /* build_qkv with separate projections (optional biases), reshaped to
@@ -96,6 +97,35 @@ static const kvp_layer *first_attention(const llm *c)
     return NULL;
 }
 
+/* build_ffn_layer's MoE branch of nemotron-h.cpp (nemotron_h_moe): the
+ * router on the block's input, sigmoid gating with a selection bias,
+ * squared-ReLU experts (in a smaller latent space when the GGUF has
+ * ffn_latent_down), a squared-ReLU shared expert */
+static gg_tensor *nemotron_moe(llm *c, gg_tensor *cur, int il)
+{
+    gg_ctx *g = c->g;
+    llm_moe a = {0};
+    llm_moe_shapes(c, il, &a);
+    a.gating = LLM_MOE_SIGMOID;
+    a.probs_b = llm_has_tensor(c, "blk.%d.exp_probs_b.bias", il, 1);
+    a.norm_w = llm_model_fact(c, "expert_weights_norm", 0) != 0;
+    a.act = LLM_MOE_RELU_SQR;
+    gg_tensor *latent = cur;
+    int64_t n_lat = llm_tensor_ne1(c, "blk.%d.ffn_latent_down.weight", il, 0);
+    if (n_lat)
+        latent = gg_mul_mat(g, llm_weight(c, c->n_embd, n_lat), cur);
+    gg_tensor *router = gg_mul_mat(g, llm_weight(c, c->n_embd, a.n_expert), cur);
+    gg_tensor *moe = llm_rs_moe_ffn(c, latent, &a, router);
+    if (n_lat)
+        moe = gg_mul_mat(g, llm_weight(c, n_lat, c->n_embd), moe);
+    int64_t n_sh = llm_tensor_ne0(c, "blk.%d.ffn_down_shexp.weight", il,
+                                  (int64_t)c->m->n_ff_shexp);
+    gg_tensor *sh = gg_mul_mat(g, llm_weight(c, c->n_embd, n_sh), cur);
+    sh = gg_dup_op(g, GG_SQR, gg_unary(g, sh));
+    sh = gg_mul_mat(g, llm_weight(c, n_sh, c->n_embd), sh);
+    return gg_binary(g, GG_ADD, moe, sh);
+}
+
 /* nemotron-h.cpp: each block is Mamba2, attention (no RoPE) or an MLP
  * with a squared-ReLU; h_nextn over every token, then the output rows */
 static int nemotron_h(llm *c)
@@ -120,6 +150,8 @@ static int nemotron_h(llm *c)
                            v, NULL, NULL, 0);
             if (llm_has_tensor(c, "blk.%d.attn_output.bias", il, 0))
                 cur = gg_binary(g, GG_ADD, cur, llm_weight(c, c->n_embd, 1));
+        } else if (llm_has_tensor(c, "blk.%d.ffn_gate_inp.weight", il, c->m->n_expert > 0)) {
+            cur = nemotron_moe(c, cur, il);
         } else {
             int64_t n_ff = llm_tensor_ne0(c, "blk.%d.ffn_down.weight", il, (int64_t)c->m->n_ff);
             cur = gg_mul_mat(g, llm_weight(c, c->n_embd, n_ff), cur);
@@ -173,11 +205,16 @@ static gg_tensor *shortconv(llm *c, llm_rs_inp *inp, gg_tensor *cur, int il)
     return gg_reshape_2d(g, y, y->ne[0], n_t * n_seqs);
 }
 
-/* lfm2.cpp (dense, without a sliding window): short-conv and attention
- * (per-head Q/K norms, RoPE) blocks, each followed by a SwiGLU FFN */
+/* lfm2.cpp (without a sliding window; lfm2moe shares it): short-conv and
+ * attention (per-head Q/K norms, RoPE) blocks, each followed by a SwiGLU
+ * FFN, MoE after the leading dense blocks in lfm2moe */
 static int lfm2(llm *c)
 {
     gg_ctx *g = c->g;
+    int moe = !strcmp(c->arch, "lfm2moe");
+    int64_t gating = llm_model_fact(c, "expert_gating_func", 2);
+    if (moe && gating != 1 && gating != 2)
+        return ARCH_NOT_MODELLED;
     gg_tensor *cur = llm_inp_embd(c, c->n_embd, 0);
     llm_rs_inp rs;
     llm_rs_inp_build(c, &rs);
@@ -206,7 +243,19 @@ static int lfm2(llm *c)
         }
         cur = gg_binary(g, GG_ADD, prev, cur);
         gg_tensor *ffn = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
-        ffn = llm_ffn_par(c, ffn, c->m->n_ff, 0, 0, 0);
+        if (moe && il >= (int)c->m->n_layer_dense_lead) {
+            /* lfm2moe: expert_gating_func (1 softmax, 2 sigmoid), a
+             * selection bias, normalized weights */
+            llm_moe a = {0};
+            llm_moe_shapes(c, il, &a);
+            a.gating = gating == 1 ? LLM_MOE_SOFTMAX : LLM_MOE_SIGMOID;
+            a.probs_b = 1;
+            a.norm_w = 1;
+            a.act = LLM_MOE_SILU;
+            ffn = llm_rs_moe_ffn(c, ffn, &a, NULL);
+        } else {
+            ffn = llm_ffn_par(c, ffn, c->m->n_ff, 0, 0, 0);
+        }
         cur = gg_binary(g, GG_ADD, cur, ffn);
     }
     gg_tensor *norm = llm_norm_rms(c, cur, llm_weight(c, c->n_embd, 1));
@@ -418,6 +467,57 @@ static int granite_hybrid(llm *c)
     return 0;
 }
 
+/* jamba.cpp: Mamba (with weighted RMS norms on dt, B and C) or attention
+ * without RoPE, then a dense or MoE FFN */
+static int jamba(llm *c)
+{
+    gg_ctx *g = c->g;
+    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
+    llm_rs_inp rs;
+    llm_rs_inp_build(c, &rs);
+    const kvp_layer *A = first_attention(c);
+    if (A)
+        llm_attn_inp(c, &c->kv, A->head_dim_k, A->head_dim_v);
+    llm_inp_out_ids(c);
+    for (int il = 0; il < c->n_layer; il++) {
+        const kvp_layer *L = &c->m->layers[il];
+        gg_tensor *cur = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+        if (!L->n_kv_heads) {
+            int norms = llm_has_tensor(c, "blk.%d.ssm_dt_norm.weight", il, 1) &&
+                        llm_has_tensor(c, "blk.%d.ssm_b_norm.weight", il, 1) &&
+                        llm_has_tensor(c, "blk.%d.ssm_c_norm.weight", il, 1);
+            cur = llm_mamba_layer(c, &rs, cur, il, norms);
+        } else {
+            gg_tensor *q, *k, *v;
+            qkv_proj(c, cur, L, il, 0, &q, &k, &v);
+            cur = llm_attn(c, &c->kv, llm_weight(c, L->head_dim_v * L->n_head, c->n_embd), q, k,
+                           v, NULL, NULL, 0);
+        }
+        if (il == c->n_layer - 1) {
+            cur = gg_get_rows(g, cur, c->inp_out_ids);
+            inpL = gg_get_rows(g, inpL, c->inp_out_ids);
+        }
+        gg_tensor *ffn_inp = gg_binary(g, GG_ADD, inpL, cur);
+        cur = llm_norm_rms(c, ffn_inp, llm_weight(c, c->n_embd, 1));
+        if (llm_has_tensor(c, "blk.%d.ffn_gate_inp.weight", il, 0)) {
+            llm_moe a = {0};
+            llm_moe_shapes(c, il, &a);
+            a.gating = LLM_MOE_SOFTMAX;
+            a.act = LLM_MOE_SILU;
+            cur = llm_rs_moe_ffn(c, cur, &a, NULL);
+        } else {
+            cur = llm_ffn_par(c, cur, c->m->n_ff, 0, 0, 0);
+        }
+        inpL = gg_binary(g, GG_ADD, ffn_inp, cur);
+    }
+    gg_tensor *norm = llm_norm_rms(c, inpL, llm_weight(c, c->n_embd, 1));
+    gg_set_output(norm);
+    gg_tensor *logits = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), norm);
+    gg_set_output(logits);
+    gg_expand(g, logits);
+    return 0;
+}
+
 int arch_hybrid_build(llm *c)
 {
     if (!c->rs_size || c->rs_seq)
@@ -429,12 +529,15 @@ int arch_hybrid_build(llm *c)
             return ARCH_NOT_MODELLED;   /* a fused QKV projection: another graph */
     if (!strcmp(c->arch, "falcon-h1"))
         return falcon_h1(c);
-    if (!strcmp(c->arch, "nemotron_h"))
+    if (!strcmp(c->arch, "nemotron_h") || !strcmp(c->arch, "nemotron_h_moe"))
         return nemotron_h(c);
+    /* Jamba from a config.json: which layers are MoE is not known here */
+    if (!strcmp(c->arch, "jamba") && c->m->n_tensors)
+        return jamba(c);
     if (!strcmp(c->arch, "granitehybrid"))
         return granite_hybrid(c);
     /* LFM2 with a sliding window reads a hybrid-iSWA memory: not modelled */
-    if (!strcmp(c->arch, "lfm2") && !c->swa.n_stream)
+    if ((!strcmp(c->arch, "lfm2") || !strcmp(c->arch, "lfm2moe")) && !c->swa.n_stream)
         return lfm2(c);
     return ARCH_NOT_MODELLED;
 }

@@ -38,6 +38,7 @@ static const arch_builder builders[] = {
     {arch_deltanet_handles, arch_deltanet_build},
     {arch_hybrid_handles, arch_hybrid_build},
     {arch_rwkv_handles, arch_rwkv_build},
+    {arch_lightning_handles, arch_lightning_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
@@ -75,6 +76,7 @@ static void setup(llm *c, const kvp_model *m, const kvp_llama_result *r)
     uint64_t n_out = r->n_outputs_max ? r->n_outputs_max : n_seqs;
     if (n_out > n_tokens)
         n_out = n_tokens;
+    c->n_tokens_max = (int64_t)n_tokens;
     if (n_tokens % n_seqs)
         n_tokens = (n_tokens + n_seqs - 1) / n_seqs * n_seqs;
     c->m = m;
@@ -242,5 +244,8 @@ int kvp_llama_compute(const kvp_model *m, const kvp_llama_result *r, const kvp_o
                  "llama.cpp's %s graph for %lld tokens and %lld output rows, ggml's allocator "
                  "replayed", arch, (long long)c.n_tokens, (long long)c.n_outputs);
     }
+    size_t used = strlen(out->how);
+    if (c.note[0] && used + 2 < sizeof out->how)
+        snprintf(out->how + used, sizeof out->how - used, "; %s", c.note);
     return 0;
 }

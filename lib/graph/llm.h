@@ -26,6 +26,7 @@ typedef struct llm {
     const char *arch;        /* llama.cpp's architecture name ("mamba2") */
     int64_t n_embd, n_vocab, n_layer;
     int64_t n_tokens, n_outputs, n_seqs;
+    int64_t n_tokens_max;    /* min(n_ctx, n_ubatch), before rounding to n_seqs */
     int fa, v_trans;
     llm_cache kv, swa;       /* swa used by iSWA architectures */
     llm_cache idx;           /* DSA indexer keys (the "kv_idx" cache) */
@@ -36,6 +37,8 @@ typedef struct llm {
     /* the recurrent memory (llama_memory_recurrent): its cells (mem_size,
      * n_seq_max) and the rollback snapshots each keeps (n_rs_seq) */
     int64_t rs_size, rs_seq;
+    /* a builder's remark, appended to kvp_compute.how ("" for none) */
+    char note[120];
 } llm;
 
 /* a weight: memory in the model buffer, never the compute buffer */
