@@ -126,6 +126,17 @@ static const char *not_compared(const char *kind, const kvp_model *m, const kvp_
         return "a config.json's vocab_size may differ from the GGUF's; give the GGUF that ran";
     if (!strcmp(kind, "compute") && !d->compute.modelled)
         return "kvplan does not model this run's compute buffers";
+    /* the graph reads n_vocab (the logits rows) and hyperparameters only the
+     * GGUF has, as the output buffer does */
+    if (!strcmp(kind, "compute") && !m->tensors)
+        return "the compute graph reads the GGUF's vocabulary and hyperparameters, which a "
+               "config.json may not match; give the GGUF that ran";
+    /* only a CPU-only replay is exact; a device split or an estimate is a
+     * figure to plan with, not one to hold a log to */
+    if (!strcmp(kind, "compute") && !d->compute.exact)
+        return d->compute.n_devices ? "kvplan computes compute buffers beside GPUs, it does "
+                                      "not claim them exact"
+                                    : "kvplan estimates this architecture's compute buffers";
     return NULL;
 }
 
