@@ -82,10 +82,12 @@ static int ecma_to_posix(const char *in, char *out, size_t n)
 
 /* glibc's regcomp copies a repeated expression: "x+" becomes "xx*" and
  * "x{m,n}" n copies of x, so stacked or nested repeats multiply ("a++++..."
- * doubles with each "+").  -ot patterns are small; the size of the tree
+ * doubles with each "+"), and its epsilon closures cost worse than the
+ * square of the tree ("()*" 2,000 times takes minutes).  -ot patterns are
+ * small (a 48-layer alternation is some 200 nodes); the size of the tree
  * glibc would build is estimated here and capped, so that no pattern makes
- * kvplan allocate without bound. */
-#define MAX_REGEX_NODES 65536
+ * kvplan allocate or compute without bound. */
+#define MAX_REGEX_NODES 1024
 
 typedef struct re_frame {
     uint64_t total, last;    /* the group's nodes so far; the last element's */
@@ -134,6 +136,7 @@ static int regex_small(const char *re)
             uint64_t group = sat_add(stack[depth--].total, 1);
             re_element(&stack[depth], group);
         } else if (*p == '|') {
+            re_element(f, 1); /* glibc's alternation node */
             f->last = 0;
         } else if (*p == '*' || *p == '?') {
             re_repeat(f, 1);
@@ -214,9 +217,9 @@ static int parse_overrides(const char *text, uint32_t n_devices, override *ov, s
         }
         if (ecma_to_posix(item, pattern, sizeof pattern) || !regex_small(pattern) ||
             regcomp(&ov[*n].re, pattern, REG_EXTENDED | REG_NOSUB)) {
-            rc = kvp_fail(err, KVP_EUSAGE, "-ot %s: not a regular expression kvplan can read "
-                          "(POSIX extended, plus \\d; repeats expanding to at most %d nodes)",
-                          item, MAX_REGEX_NODES);
+            rc = kvp_fail(err, KVP_EUSAGE, "-ot %.64s%s: not a regular expression kvplan can "
+                          "read (POSIX extended, plus \\d; repeats expanding to at most %d nodes)",
+                          item, strlen(item) > 64 ? "..." : "", MAX_REGEX_NODES);
             break;
         }
         ov[(*n)++].device = device;
