@@ -49,7 +49,7 @@ int moe_build_ernie(llm *c)
     return moe_finish(c, inpL);
 }
 
-/* ---- deepseek (V1 MoE), dots1, bailingmoe ---- */
+/* ---- deepseek (V1 MoE), dots1, bailingmoe, bailingmoe2 ---- */
 
 enum { DS_DEEPSEEK, DS_DOTS, DS_BAILING, DS_BAILING2 };
 
