@@ -24,5 +24,7 @@ int arch_rwkv_handles(const char *arch);     /* rwkv6, rwkv6qwen2, rwkv7, arwkv7
 int arch_rwkv_build(llm *c);
 int arch_lightning_handles(const char *arch); /* minimax-01 */
 int arch_lightning_build(llm *c);
+int arch_kda_handles(const char *arch);       /* kimi-linear */
+int arch_kda_build(llm *c);
 
 #endif
