@@ -36,13 +36,16 @@ int arch_minicpm3_build(llm *c);
 
 int arch_ssm_handles(const char *arch);     /* mamba, mamba2 */
 int arch_ssm_build(llm *c);
-int arch_deltanet_handles(const char *arch); /* qwen35, qwen3next */
+int arch_deltanet_handles(const char *arch); /* qwen35, qwen35moe, qwen3next */
 int arch_deltanet_build(llm *c);
-int arch_hybrid_handles(const char *arch);   /* falcon-h1, ... */
+/* falcon-h1, nemotron_h(_moe), granitehybrid, jamba, lfm2(moe), plamo2 */
+int arch_hybrid_handles(const char *arch);
 int arch_hybrid_build(llm *c);
 int arch_rwkv_handles(const char *arch);     /* rwkv6, rwkv6qwen2, rwkv7, arwkv7 */
 int arch_rwkv_build(llm *c);
 int arch_lightning_handles(const char *arch); /* minimax-01 */
 int arch_lightning_build(llm *c);
+int arch_kda_handles(const char *arch);       /* kimi-linear */
+int arch_kda_build(llm *c);
 
 #endif

@@ -1,5 +1,5 @@
 /* arch_deltanet.c - the reserved graph of llama.cpp's Gated DeltaNet
- * hybrids: src/models/qwen35.cpp (qwen35) and qwen3next.cpp (qwen3next),
+ * hybrids: src/models/qwen35.cpp (qwen35), qwen35moe.cpp and qwen3next.cpp,
  * on the pieces of delta-net-base.cpp (llm_deltanet.c).  Most layers are
  * linear attention over a recurrent state (a mixed QKV projection, a
  * causal conv, the fused delta rule, a gated RMS norm); every few layers

@@ -1,10 +1,11 @@
-/* arch_hybrid.c - the reserved graph of llama.cpp's Mamba hybrids, whose
- * memory is llama_memory_hybrid (an attention KV cache beside the
- * recurrent state, llm_graph_input_mem_hybrid): src/models/falcon-h1.cpp
- * (attention and Mamba2 side by side in every layer), nemotron-h.cpp
- * (Mamba2, attention or MLP-only blocks), granite-hybrid.cpp (dense
- * variants) and jamba.cpp (dense variants).  Their Mamba mixers are
- * llm_mamba.c's, the attention the KV pieces of llm.c. */
+/* arch_hybrid.c - the reserved graph of llama.cpp's Mamba and short-conv
+ * hybrids, whose memory is llama_memory_hybrid (an attention KV cache
+ * beside the recurrent state, llm_graph_input_mem_hybrid):
+ * src/models/falcon-h1.cpp (attention and Mamba2 side by side in every
+ * layer), nemotron-h.cpp (Mamba2, attention or MLP blocks; nemotron_h_moe
+ * too), granite-hybrid.cpp, jamba.cpp, plamo2.cpp and lfm2.cpp (lfm2moe
+ * too).  Their Mamba mixers are llm_mamba.c's, the MoE FFNs
+ * llm_rs_moe.c's, the attention the KV pieces of llm.c. */
 #include <string.h>
 
 #include "arch.h"

@@ -39,6 +39,7 @@ static const arch_builder builders[] = {
     {arch_hybrid_handles, arch_hybrid_build},
     {arch_rwkv_handles, arch_rwkv_build},
     {arch_lightning_handles, arch_lightning_build},
+    {arch_kda_handles, arch_kda_build},
 };
 
 static const char *llama_arch(const kvp_model *m)
