@@ -171,6 +171,19 @@ int64_t llm_tensor_ne0(const llm *c, const char *fmt, int il, int64_t dflt)
     return dflt;
 }
 
+int64_t llm_tensor_rows(const llm *c, const char *fmt, int il)
+{
+    char name[64];
+    snprintf(name, sizeof name, fmt, il);
+    for (size_t i = 0; i < c->m->n_tensors; i++) {
+        const kvp_tensor *t = &c->m->tensors[i];
+        uint64_t row = gg_row_size((int)t->type, (int64_t)t->ne0);
+        if (!strcmp(t->name, name))
+            return row ? (int64_t)(t->nbytes / row) : 0;
+    }
+    return 0;
+}
+
 int64_t llm_ff_width(const llm *c, int il, int64_t dflt)
 {
     return llm_tensor_ne0(c, "blk.%d.ffn_down.weight", il, dflt);

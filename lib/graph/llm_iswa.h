@@ -48,6 +48,8 @@ gg_tensor *llm_ffn(llm *c, gg_tensor *cur, int il, int64_t n_ff, int act, int ga
 /* the row length of a GGUF tensor ("blk.%d.attn_kv_a_norm.weight"), else
  * dflt */
 int64_t llm_tensor_ne0(const llm *c, const char *fmt, int il, int64_t dflt);
+/* the rows (ne1) of a 2-D GGUF tensor, 0 without one */
+int64_t llm_tensor_rows(const llm *c, const char *fmt, int il);
 /* layer il's FFN width: the row length of its ffn_down.weight, else dflt */
 int64_t llm_ff_width(const llm *c, int il, int64_t dflt);
 
