@@ -19,6 +19,12 @@ int llm_layer_swa(const llm *c, int il);
 gg_tensor *llm_attn_il(llm *c, int il, gg_tensor *wo, gg_tensor *q, gg_tensor *k, gg_tensor *v,
                        gg_tensor *kq_b, gg_tensor *sinks, int soft_cap);
 
+/* the iSWA build_attn without K and V (a layer reading another layer's
+ * cache, gemma4's shared KV): Q against the whole cache of the layer's
+ * kind, head_k x n_head_kv keys and head_v values per cell */
+gg_tensor *llm_attn_read(llm *c, int swa, gg_tensor *wo, gg_tensor *q, int64_t head_k,
+                         int64_t head_v, int64_t n_head_kv, gg_tensor *sinks, int soft_cap);
+
 /* build_qkv: Q, K and V of layer il ([head, heads, tokens]).  A fused
  * attn_qkv.weight gives views of one product (its bias, or the three
  * separate biases concatenated); else three products, each with its bias
