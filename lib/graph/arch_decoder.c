@@ -61,11 +61,11 @@ enum {
     F_SUBNORM = 1 << 10,   /* bitnet: norms before the output and down projections */
     F_RES_REV = 1 << 11,   /* phi3: the FFN residual added as add(residual, ffn) */
     F_SKIP = 1 << 12,      /* talkie: normed embeddings, a scaled skip into every layer */
-    F_STABLELM = 1 << 14,  /* without ffn_norm the FFN reads the attention's norm */
-    F_MROPE = 1 << 15,     /* four positions per token (M-RoPE) */
-    F_IMG_LOGITS = 1 << 16,/* chameleon: image tokens' logits set to -inf */
-    F_POSE_OPT = 1 << 17,  /* learned positions when the GGUF has them (mpt) */
-    F_HALF_FF = 1 << 18,   /* FFN width n_ff / 2 (qwen) */
+    F_STABLELM = 1 << 13,  /* without ffn_norm the FFN reads the attention's norm */
+    F_MROPE = 1 << 14,     /* four positions per token (M-RoPE) */
+    F_IMG_LOGITS = 1 << 15,/* chameleon: image tokens' logits set to -inf */
+    F_POSE_OPT = 1 << 16,  /* learned positions when the GGUF has them (mpt) */
+    F_HALF_FF = 1 << 17,   /* FFN width n_ff / 2 (qwen) */
 };
 
 typedef struct dec_style {
