@@ -1,5 +1,5 @@
-/* llm_iswa.c - the iSWA attention input and build_attn, build_qkv
- * (llm_iswa.h). */
+/* llm_iswa.c - the iSWA attention input and build_attn, build_qkv,
+ * build_norm, build_ffn (llm_iswa.h). */
 #include <stdio.h>
 #include <string.h>
 

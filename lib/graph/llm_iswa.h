@@ -1,7 +1,9 @@
 /* llm_iswa.h - llm_graph_context pieces shared by the sliding-window
- * (iSWA) architectures and the plain decoders built like them
+ * (iSWA) architectures and the dense decoders built like them
  * (src/llama-graph.cpp of llama.cpp v0.5.0): build_attn_inp_kv_iswa, the
- * iSWA build_attn, and build_qkv with its fused and biased forms. */
+ * iSWA build_attn (also without K and V, for shared-KV layers), build_qkv
+ * with its fused and biased forms, build_norm and build_ffn driven by the
+ * GGUF's tensor list, and the tensor shapes a graph needs from it. */
 #ifndef KVP_GRAPH_LLM_ISWA_H
 #define KVP_GRAPH_LLM_ISWA_H
 
