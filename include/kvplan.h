@@ -234,7 +234,21 @@ typedef struct kvp_model {
     /* attention.temperature_scale (Llama 4 style temperature tuning of Q,
      * DeepSeek2 / Mistral MLA models); 0 when absent */
     double attn_temp_scale;
+    /* GGUF metadata only llama.cpp's compute graph reads (lib/graph/), none
+     * of it in the per-layer model above; 0 when the GGUF lacks the keys or
+     * the model came from a config.json. */
+    uint32_t n_deepstack_layers; /* n_deepstack_layers: Qwen3-VL's extra input embeddings */
+    unsigned graph_flags;        /* KVP_GRAPH_* */
 } kvp_model;
+
+/* kvp_model.graph_flags */
+enum {
+    KVP_GRAPH_SEQ_RESIDUAL = 1, /* use_parallel_residual false (gptneox) */
+    KVP_GRAPH_SWIN_NORM = 2,    /* swin_norm true (chameleon) */
+    KVP_GRAPH_NOPE_LAYERS = 4,  /* layers without RoPE: rope.scaling.finetuned false,
+                                   a 0 in attention.rope_pattern (granite) */
+    KVP_GRAPH_DEEPSTACK_MAP = 8 /* deepstack_mapping (Granite 4 Vision) */
+};
 
 void kvp_model_free(kvp_model *m);
 /* A deep copy, for what-if changes to the layers (kvplan techniques). */

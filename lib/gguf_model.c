@@ -503,6 +503,30 @@ static int read_twin_dims(rd *r)
     return read_moe_routing(r);
 }
 
+/* the keys only llama.cpp's graph reads (kvp_model.graph_flags and the
+ * fields beside it) */
+static int read_graph_meta(rd *r)
+{
+    kvp_model *m = r->m;
+    uint64_t v;
+    if (gguf_rd_opt(r, "n_deepstack_layers", 0, KVP_MAX_LAYERS, &v))
+        return -1;
+    m->n_deepstack_layers = (uint32_t)v;
+    if (!kvp_gguf_get_uint(r->f, key(r, "use_parallel_residual"), &v) && !v)
+        m->graph_flags |= KVP_GRAPH_SEQ_RESIDUAL;
+    if (!kvp_gguf_get_uint(r->f, key(r, "swin_norm"), &v) && v)
+        m->graph_flags |= KVP_GRAPH_SWIN_NORM;
+    if (!kvp_gguf_get_uint(r->f, key(r, "rope.scaling.finetuned"), &v) && !v)
+        m->graph_flags |= KVP_GRAPH_NOPE_LAYERS;
+    const gguf_kv *kv = kvp_gguf_find(r->f, key(r, "attention.rope_pattern"));
+    for (uint64_t i = 0; kv && kv->type == GGUF_ARRAY && i < kv->arr_n; i++)
+        if (!kvp_gguf_arr_uint(kv, i, &v) && !v)
+            m->graph_flags |= KVP_GRAPH_NOPE_LAYERS;
+    if (kvp_gguf_find(r->f, key(r, "deepstack_mapping")))
+        m->graph_flags |= KVP_GRAPH_DEEPSTACK_MAP;
+    return 0;
+}
+
 /* general.file_type (llama_ftype) as the closest kvplan dtype. */
 static kvp_dtype file_dtype(const gguf_file *f)
 {
@@ -743,7 +767,7 @@ int kvp_model_from_gguf_file(const gguf_file *f, const char *path, kvp_model **o
                 : identify(&r) || read_sizes(&r) || alloc_layers(&r) || read_heads(&r) ||
                           recurrent_layers(&r) || swa_layers(&r) ||
                           (r.a->rules && r.a->rules(&r)) || build_layers(&r) ||
-                          read_twin_dims(&r) || (r.a->finish && r.a->finish(&r)) ||
+                          read_twin_dims(&r) || read_graph_meta(&r) || (r.a->finish && r.a->finish(&r)) ||
                           weight_bytes(&r)
                       ? -1 : 0;
     if (rc == 0)

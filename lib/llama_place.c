@@ -53,10 +53,15 @@ typedef struct override {
 static int ecma_to_posix(const char *in, char *out, size_t n)
 {
     size_t o = 0;
-    int in_bracket = 0;
+    int in_bracket = 0, repeat = 0; /* repeat: the last thing out was a quantifier */
     for (const char *p = in; *p; p++) {
         const char *add = NULL;
         char one[3] = {p[0], 0, 0};
+        if (p[0] == '?' && repeat) { /* ECMAScript's lazy repeat: the same matches */
+            repeat = 0;
+            continue;
+        }
+        repeat = !in_bracket && p[0] && strchr("*+?}", p[0]);
         if (p[0] == '\\' && (p[1] == 'd' || p[1] == 'D')) {
             add = in_bracket ? "0-9" : p[1] == 'd' ? "[0-9]" : "[^0-9]";
             p++;
@@ -111,12 +116,20 @@ static void re_repeat(re_frame *f, uint64_t copies)
     f->last = sat_add(sat_mul(f->last, copies ? copies : 1), 1);
 }
 
+/* 1 when glibc may compile re within the cap.  A quantifier straight after
+ * another is refused: ECMAScript rejects it too (std::regex throws, so
+ * llama.cpp would not start), and glibc's epsilon closures over stacked
+ * repeats grow exponentially ("a+??????..." takes minutes). */
 static int regex_small(const char *re)
 {
     re_frame stack[64] = {{0, 0}};
-    int depth = 0;
+    int depth = 0, quantified = 0;
     for (const char *p = re; *p; p++) {
         re_frame *f = &stack[depth];
+        int quantifier = *p == '*' || *p == '?' || *p == '+' || *p == '{';
+        if (quantifier && quantified)
+            return 0;
+        quantified = quantifier;
         if (*p == '\\' && p[1]) {
             p++;
             re_element(f, 1);
@@ -145,8 +158,12 @@ static int regex_small(const char *re)
         } else if (*p == '{') {
             char *end;
             unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
-            if (*end == ',')
-                hi = end[1] == '}' ? lo + 1 : strtoul(end + 1, &end, 10);
+            if (*end == ',' && end[1] == '}')
+                hi = lo + 1, end++;
+            else if (*end == ',')
+                hi = strtoul(end + 1, &end, 10);
+            if (*end == '}')
+                p = end;
             re_repeat(f, hi > lo ? hi : lo);
         } else {
             re_element(f, 1);

@@ -61,11 +61,11 @@ enum {
     F_SUBNORM = 1 << 10,   /* bitnet: norms before the output and down projections */
     F_RES_REV = 1 << 11,   /* phi3: the FFN residual added as add(residual, ffn) */
     F_SKIP = 1 << 12,      /* talkie: normed embeddings, a scaled skip into every layer */
-    F_STABLELM = 1 << 14,  /* without ffn_norm the FFN reads the attention's norm */
-    F_MROPE = 1 << 15,     /* four positions per token (M-RoPE) */
-    F_IMG_LOGITS = 1 << 16,/* chameleon: image tokens' logits set to -inf */
-    F_POSE_OPT = 1 << 17,  /* learned positions when the GGUF has them (mpt) */
-    F_HALF_FF = 1 << 18,   /* FFN width n_ff / 2 (qwen) */
+    F_STABLELM = 1 << 13,  /* without ffn_norm the FFN reads the attention's norm */
+    F_MROPE = 1 << 14,     /* four positions per token (M-RoPE) */
+    F_IMG_LOGITS = 1 << 15,/* chameleon: image tokens' logits set to -inf */
+    F_POSE_OPT = 1 << 16,  /* learned positions when the GGUF has them (mpt) */
+    F_HALF_FF = 1 << 17,   /* FFN width n_ff / 2 (qwen) */
 };
 
 typedef struct dec_style {
@@ -133,6 +133,14 @@ static const dec_style styles[] = {
     {"talkie", SEQ, LLM_RMS, R_ALL, QK_POST, LLM_RMS, LLM_SILU, F_SKIP, NULL},
     {"plm", SEQ, LLM_RMS, R_ALL, QK_PLM, 0, LLM_RELU_SQR, F_NOGATE, NULL},
 };
+
+/* one build: the style and the inputs some layers read */
+typedef struct dec {
+    llm *c;
+    const dec_style *s;
+    gg_tensor *attn_scale;      /* mistral3's temperature input, or NULL */
+    gg_tensor *inp_embd;        /* the padded input embeddings' view (deepstack), or NULL */
+} dec;
 
 static const dec_style *find_style(const char *arch)
 {
@@ -203,8 +211,10 @@ static gg_tensor *attention_plm(llm *c, gg_tensor *cur, int il)
 /* the attention branch of layer il on the normed input cur: Q, K, V, their
  * norms and RoPE as the model orders them, the cache, the output
  * projection and its bias */
-static gg_tensor *attention(llm *c, const dec_style *s, gg_tensor *cur, int il)
+static gg_tensor *attention(dec *d, gg_tensor *cur, int il)
 {
+    llm *c = d->c;
+    const dec_style *s = d->s;
     gg_ctx *g = c->g;
     const kvp_layer *L = &c->m->layers[il];
     int64_t hd = L->head_dim_k;
@@ -249,6 +259,8 @@ static gg_tensor *attention(llm *c, const dec_style *s, gg_tensor *cur, int il)
         k = llm_norm_named(c, k, s->qk_norm, "blk.%d.attn_k_norm", il, 1, 0);
     if (s->flags & F_QSCALE)
         q = gg_scale(g, q);
+    if (d->attn_scale)
+        q = gg_binary(g, GG_MUL, q, d->attn_scale);
     gg_tensor *sinks = (s->flags & F_SINKS) && llm_has_tensor(c, "blk.%d.attn_sinks.weight", il, 0)
         ? llm_weight(c, L->n_head, 1) : NULL;
     gg_tensor *wo = llm_weight(c, L->head_dim_v * L->n_head, c->n_embd);
@@ -283,15 +295,19 @@ static gg_tensor *rows(llm *c, gg_tensor *t)
 }
 
 /* one layer of the SEQ layout */
-static gg_tensor *layer_seq(llm *c, const dec_style *s, gg_tensor *inpL, gg_tensor *skip, int il)
+static gg_tensor *layer_seq(dec *d, gg_tensor *inpL, gg_tensor *skip, int il)
 {
+    llm *c = d->c;
+    const dec_style *s = d->s;
     gg_ctx *g = c->g;
     int last = il == c->n_layer - 1;
-    int post = !!(s->flags & F_POST_NORMS);
+    /* chameleon's swin_norm: its attn_norm and ffn_norm after the branches */
+    int swin = !!(c->m->graph_flags & KVP_GRAPH_SWIN_NORM) && !strcmp(s->arch, "chameleon");
+    int post = !!(s->flags & F_POST_NORMS) || swin;
     gg_tensor *inpSA = inpL;
     gg_tensor *cur = post ? inpL : norm(c, s, inpL, "blk.%d.attn_norm", il);
     gg_tensor *attn_norm = cur;
-    cur = attention(c, s, cur, il);
+    cur = attention(d, cur, il);
     if (last) {
         cur = rows(c, cur);
         inpSA = rows(c, inpSA);
@@ -299,35 +315,44 @@ static gg_tensor *layer_seq(llm *c, const dec_style *s, gg_tensor *inpL, gg_tens
             skip = rows(c, skip);
     }
     if (post)
-        cur = norm(c, s, cur, "blk.%d.post_attention_norm", il);
+        cur = norm(c, s, cur, swin ? "blk.%d.attn_norm" : "blk.%d.post_attention_norm", il);
     gg_tensor *ffn_inp = gg_binary(g, GG_ADD, cur, inpSA);
-    if (post)
+    /* (swin_norm: the FFN reads the normed attention output, not the sum) */
+    if (post && !swin)
         cur = ffn_inp;
     else if ((s->flags & F_STABLELM) && !llm_has_tensor(c, "blk.%d.ffn_norm.weight", il, 1))
         cur = last ? rows(c, attn_norm) : attn_norm;
-    else
+    else if (!post)
         cur = norm(c, s, ffn_inp, s->ffn_norm ? s->ffn_norm : "blk.%d.ffn_norm", il);
     cur = ffn(c, s, cur, il);
     if (post)
-        cur = norm(c, s, cur, "blk.%d.post_ffw_norm", il);
+        cur = norm(c, s, cur, swin ? "blk.%d.ffn_norm" : "blk.%d.post_ffw_norm", il);
     cur = s->flags & F_RES_REV ? gg_binary(g, GG_ADD, ffn_inp, cur)
                                : gg_binary(g, GG_ADD, cur, ffn_inp);
     if (skip)
         cur = gg_binary(g, GG_ADD, cur,
                         gg_binary(g, GG_MUL, skip, llm_weight(c, c->n_embd, 1)));
+    /* Qwen3-VL's deepstack: the first layers add their slice of the input
+     * embeddings (a view of the padded token embeddings) */
+    if (il < (int)c->m->n_deepstack_layers && d->inp_embd)
+        cur = gg_binary(g, GG_ADD, cur,
+                        gg_view_2d(g, d->inp_embd, c->n_embd, c->n_tokens, d->inp_embd->nb[1],
+                                   (uint64_t)(il + 1) * (uint64_t)c->n_embd * 4));
     return cur;
 }
 
 /* the parallel layouts: both branches read the layer's input */
-static gg_tensor *layer_par(llm *c, const dec_style *s, gg_tensor *inpL, int il)
+static gg_tensor *layer_par(dec *d, gg_tensor *inpL, int il)
 {
+    llm *c = d->c;
+    const dec_style *s = d->s;
     gg_ctx *g = c->g;
     int last = il == c->n_layer - 1;
     gg_tensor *h = norm(c, s, inpL, "blk.%d.attn_norm", il);
     gg_tensor *cur = h;
     if (s->layout == FALCON && llm_has_tensor(c, "blk.%d.attn_norm_2.weight", il, 0))
         cur = norm(c, s, inpL, "blk.%d.attn_norm_2", il);
-    cur = attention(c, s, cur, il);
+    cur = attention(d, cur, il);
     if (last) {
         cur = rows(c, cur);
         inpL = rows(c, inpL);
@@ -355,6 +380,24 @@ static gg_tensor *layer_par(llm *c, const dec_style *s, gg_tensor *inpL, int il)
     }
 }
 
+/* what the table does not rebuild: MoE layers (granite, granite_swa,
+ * mistral3 and phi3 take build_moe_ffn where a layer has a router), the
+ * granite family's RoPE-less layers and deepstack inputs, and Qwen3-VL's
+ * output padded to a larger input vocabulary */
+static int supported(const llm *c, const dec_style *s)
+{
+    for (int il = 0; il < c->n_layer; il++)
+        if (llm_has_tensor(c, "blk.%d.ffn_gate_inp.weight", il, 0))
+            return 0;
+    if (!strncmp(s->arch, "granite", 7) &&
+        (c->m->graph_flags & (KVP_GRAPH_NOPE_LAYERS | KVP_GRAPH_DEEPSTACK_MAP)))
+        return 0;
+    if (!strcmp(s->arch, "qwen3vl") && llm_has_tensor(c, "output.weight", 0, 0) &&
+        llm_tensor_rows(c, "token_embd.weight", 0) != llm_tensor_rows(c, "output.weight", 0))
+        return 0;
+    return 1;
+}
+
 int arch_decoder_build(llm *c)
 {
     const dec_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
@@ -364,15 +407,24 @@ int arch_decoder_build(llm *c)
      * aborts reserving its graph with flash attention */
     if (s->qk == QK_PLM && c->fa)
         return ARCH_NOT_MODELLED;
+    if (!supported(c, s))
+        return ARCH_NOT_MODELLED;
     gg_ctx *g = c->g;
     const kvp_layer *L0 = &c->m->layers[0];
-    gg_tensor *inpL = llm_inp_embd(c, c->n_embd, !!(s->flags & F_EMBD_SCALE));
+    int64_t n_embd_inp = c->n_embd;
+    if (!strcmp(s->arch, "qwen3vl"))
+        n_embd_inp += c->n_embd * (int64_t)c->m->n_deepstack_layers;
+    gg_tensor *inpL = llm_inp_embd(c, n_embd_inp, !!(s->flags & F_EMBD_SCALE));
+    dec d = {c, s, NULL, n_embd_inp != c->n_embd ? inpL : NULL};
     if (s->flags & F_TOK_NORM)
         inpL = llm_norm_named(c, inpL, LLM_LN, "token_embd_norm", 0, 1, 1);
     int pose = (s->flags & F_POSE) ||
                ((s->flags & F_POSE_OPT) && llm_has_tensor(c, "position_embd.weight", 0, 0));
     if (s->rope != R_NONE || pose)
         llm_inp_pos(c, s->flags & F_MROPE ? 4 : 1);
+    /* mistral3's attention temperature: an input, one scale per token */
+    d.attn_scale = !strcmp(s->arch, "mistral3") && c->m->attn_temp_scale != 0.0f
+        ? gg_input(gg_new_3d(g, GG_F32, 1, 1, c->n_tokens), "inp_attn_scale") : NULL;
     if ((s->flags & F_ISWA) && c->swa.n_stream > 0)
         llm_iswa_inp(c, L0->head_dim_k, L0->head_dim_v);
     else
@@ -388,8 +440,10 @@ int arch_decoder_build(llm *c)
         skip = inpL;
     }
     llm_inp_out_ids(c);
+    int seq = s->layout == SEQ ||
+              (s->layout == NEOX_PAR && (c->m->graph_flags & KVP_GRAPH_SEQ_RESIDUAL));
     for (int il = 0; il < c->n_layer; il++)
-        inpL = s->layout == SEQ ? layer_seq(c, s, inpL, skip, il) : layer_par(c, s, inpL, il);
+        inpL = seq ? layer_seq(&d, inpL, skip, il) : layer_par(&d, inpL, il);
     gg_tensor *cur = norm(c, s, inpL, "output_norm", 0);
     gg_set_output(cur);
     cur = gg_mul_mat(g, llm_weight(c, c->n_embd, c->n_vocab), cur);

@@ -1,5 +1,5 @@
-/* llm_iswa.c - the iSWA attention input and build_attn, build_qkv
- * (llm_iswa.h). */
+/* llm_iswa.c - the iSWA attention input and build_attn, build_qkv,
+ * build_norm, build_ffn (llm_iswa.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +54,47 @@ gg_tensor *llm_attn_il(llm *c, int il, gg_tensor *wo, gg_tensor *q, gg_tensor *k
         cur = hadamard(c, cur, kv->v_rot);
     if (wo)
         cur = gg_mul_mat(c->g, wo, cur);
+    return cur;
+}
+
+/* llama_kv_cache::get_k and get_v of a cache that is never written here:
+ * views of a tensor outside the compute buffer, every cell of every
+ * stream */
+gg_tensor *llm_attn_read(llm *c, int swa, gg_tensor *wo, gg_tensor *q, int64_t head_k,
+                         int64_t head_v, int64_t n_head_kv, gg_tensor *sinks, int soft_cap)
+{
+    gg_ctx *g = c->g;
+    llm_cache *kv = swa ? &c->swa : &c->kv;
+    if (kv->k_rot)
+        q = hadamard(c, q, kv->k_rot);
+    gg_expand(g, q);
+    int64_t v_width = head_v * n_head_kv;
+    if (c->v_trans && kv->n_embd_v_gqa_max > v_width)
+        v_width = kv->n_embd_v_gqa_max;
+    int64_t ne_k[3] = {head_k * n_head_kv, kv->kv_size, kv->n_stream};
+    int64_t ne_v[3] = {v_width, kv->kv_size, kv->n_stream};
+    gg_tensor *kc = gg_external(g, kv->type_k, 3, ne_k);
+    gg_tensor *vc = gg_external(g, kv->type_v, 3, ne_v);
+    uint64_t row_k = gg_row_size(kc->type, kc->ne[0]);
+    gg_tensor *k = gg_view_4d(g, kc, head_k, n_head_kv, kv->n_kv, kv->n_stream,
+                              gg_row_size(kc->type, head_k), row_k,
+                              row_k * (uint64_t)kv->kv_size, 0);
+    gg_tensor *v;
+    if (!c->v_trans) {
+        uint64_t row_v = gg_row_size(vc->type, vc->ne[0]);
+        v = gg_view_4d(g, vc, head_v, n_head_kv, kv->n_kv, kv->n_stream,
+                       gg_row_size(vc->type, head_v), row_v, row_v * (uint64_t)kv->kv_size, 0);
+    } else {
+        v = gg_view_4d(g, vc, kv->n_kv, n_head_kv, head_v, kv->n_stream,
+                       gg_row_size(vc->type, kv->kv_size * head_v),
+                       gg_row_size(vc->type, kv->kv_size),
+                       gg_row_size(vc->type, kv->kv_size * vc->ne[0]), 0);
+    }
+    gg_tensor *cur = llm_attn_mha(c, q, k, v, NULL, kv->mask, sinks, soft_cap);
+    if (kv->v_rot)
+        cur = hadamard(c, cur, kv->v_rot);
+    if (wo)
+        cur = gg_mul_mat(g, wo, cur);
     return cur;
 }
 
@@ -159,6 +200,19 @@ static gg_tensor *glu_fused(gg_ctx *g, gg_tensor *a)
 {
     int64_t ne[4] = {a->ne[0] / 2, a->ne[1], a->ne[2], a->ne[3]};
     return gg_new_op(g, GG_GLU, a->type, 4, ne, a, NULL, NULL);
+}
+
+int64_t llm_tensor_rows(const llm *c, const char *fmt, int il)
+{
+    char name[64];
+    snprintf(name, sizeof name, fmt, il);
+    for (size_t i = 0; i < c->m->n_tensors; i++) {
+        const kvp_tensor *t = &c->m->tensors[i];
+        uint64_t row = gg_row_size((int)t->type, (int64_t)t->ne0);
+        if (!strcmp(t->name, name))
+            return row ? (int64_t)(t->nbytes / row) : 0;
+    }
+    return 0;
 }
 
 int64_t llm_ff_width(const llm *c, int il, int64_t dflt)

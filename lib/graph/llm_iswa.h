@@ -1,7 +1,9 @@
 /* llm_iswa.h - llm_graph_context pieces shared by the sliding-window
- * (iSWA) architectures and the plain decoders built like them
+ * (iSWA) architectures and the dense decoders built like them
  * (src/llama-graph.cpp of llama.cpp v0.5.0): build_attn_inp_kv_iswa, the
- * iSWA build_attn, and build_qkv with its fused and biased forms. */
+ * iSWA build_attn (also without K and V, for shared-KV layers), build_qkv
+ * with its fused and biased forms, build_norm and build_ffn driven by the
+ * GGUF's tensor list, and the tensor shapes a graph needs from it. */
 #ifndef KVP_GRAPH_LLM_ISWA_H
 #define KVP_GRAPH_LLM_ISWA_H
 
@@ -18,6 +20,12 @@ int llm_layer_swa(const llm *c, int il);
  * by wo when it is not NULL. */
 gg_tensor *llm_attn_il(llm *c, int il, gg_tensor *wo, gg_tensor *q, gg_tensor *k, gg_tensor *v,
                        gg_tensor *kq_b, gg_tensor *sinks, int soft_cap);
+
+/* the iSWA build_attn without K and V (a layer reading another layer's
+ * cache, gemma4's shared KV): Q against the whole cache of the layer's
+ * kind, head_k x n_head_kv keys and head_v values per cell */
+gg_tensor *llm_attn_read(llm *c, int swa, gg_tensor *wo, gg_tensor *q, int64_t head_k,
+                         int64_t head_v, int64_t n_head_kv, gg_tensor *sinks, int soft_cap);
 
 /* build_qkv: Q, K and V of layer il ([head, heads, tokens]).  A fused
  * attn_qkv.weight gives views of one product (its bias, or the three
@@ -45,6 +53,8 @@ gg_tensor *llm_norm_named(llm *c, gg_tensor *cur, int kind, const char *base, in
 enum { LLM_SILU, LLM_GELU, LLM_RELU, LLM_RELU_SQR, LLM_SWIGLU, LLM_XIELU };
 gg_tensor *llm_ffn(llm *c, gg_tensor *cur, int il, int64_t n_ff, int act, int gate_dflt,
                    int bias_dflt, int down);
+/* the rows (ne1) of a 2-D GGUF tensor, 0 without one */
+int64_t llm_tensor_rows(const llm *c, const char *fmt, int il);
 /* layer il's FFN width: the row length of its ffn_down.weight, else dflt */
 int64_t llm_ff_width(const llm *c, int il, int64_t dflt);
 
