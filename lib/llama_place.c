@@ -86,9 +86,9 @@ static int ecma_to_posix(const char *in, char *out, size_t n)
 }
 
 /* glibc's regcomp copies a repeated expression: "x+" becomes "xx*" and
- * "x{m,n}" n copies of x, so stacked or nested repeats multiply ("a++++..."
- * doubles with each "+"), and its epsilon closures cost worse than the
- * square of the tree ("()*" 2,000 times takes minutes).  -ot patterns are
+ * "x{m,n}" n copies of x, so nested repeats multiply ("((a+)+)+..." doubles
+ * with each "+"), and its epsilon closures cost worse than the square of
+ * the tree ("()*" 2,000 times takes minutes).  -ot patterns are
  * small (a 48-layer alternation is some 200 nodes); the size of the tree
  * glibc would build is estimated here and capped, so that no pattern makes
  * kvplan allocate or compute without bound. */
