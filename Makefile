@@ -70,10 +70,20 @@ $(B)/kvplan: $(CLI_OBJ) $(B)/libkvplan.a
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libkvplan.a | $(B)/tests
 	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
 
-check: $(B)/kvplan $(UNIT_BIN)
+# the build on every core first, then the runners (which share out the cores
+# themselves) one after the other
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+.PHONY: build-tests
+build-tests: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so $(UNIT_BIN)
+
+check:
+	@$(MAKE) --no-print-directory -j$(NPROC) build-tests
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
 
-test: check install-check oracle
+test:
+	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory -j1 install-check
+	@$(MAKE) --no-print-directory -j1 oracle
 
 # make install into a scratch prefix; the README's library example against it
 install-check: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so

@@ -15,7 +15,8 @@
 #   no-stdout:                             stdout must be empty
 #   env: NAME=VALUE                        set for the run (paths relative to tests/)
 #
-# ONLY=GLOB runs just the cases whose names match (no unit tests).
+# ONLY=GLOB runs just the cases whose names match (no unit tests); JOBS=N
+# runs the local cases N at a time (default: the number of cores).
 #
 # Cases in tests/remote/cases/ run against tests/remote/fake_remote.py (a
 # fake Hugging Face Hub, CDN and Ollama registry on 127.0.0.1 / 127.0.0.2,
@@ -57,10 +58,18 @@ report() { # status name detail
 
 # unit tests print "ok NAME" or "FAIL NAME: why" per check
 if [ -n "$UNIT_DIR" ] && [ -z "${ONLY:-}" ]; then
+    # four at a time (the network tests mostly wait on their servers), then
+    # read in order
     for t in "$UNIT_DIR"/test_*; do
         [ -x "$t" ] || continue
-        out=$("$t" 2>&1)
-        rc=$?
+        while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
+        ("$t" >"$tmp/$(basename "$t").out" 2>&1; echo $? >"$tmp/$(basename "$t").rc") &
+    done
+    wait
+    for t in "$UNIT_DIR"/test_*; do
+        [ -x "$t" ] || continue
+        out=$(cat "$tmp/$(basename "$t").out")
+        rc=$(cat "$tmp/$(basename "$t").rc")
         while IFS= read -r line; do
             case "$line" in
             "ok "*) report ok "$(basename "$t"): ${line#ok }" ;;
@@ -148,9 +157,26 @@ run_case() { # file [home]
 ONLY=${ONLY:-} # a glob of case names to run (unit tests are skipped then)
 want() { [ -z "$ONLY" ] || [[ $(basename "$1" .case) == $ONLY ]]; }
 
-for f in "$here"/cases/*.case; do
-    want "$f" && run_case "$f"
+# the local cases in $JOBS shards at once (default: one per core), each with
+# its own scratch directory; their lines are merged in case order
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+run_shard() { # k: every JOBS-th wanted case from the k-th
+    local i=0
+    tmp=$tmp/shard$1
+    mkdir -p "$tmp"
+    for f in "$here"/cases/*.case; do
+        want "$f" || continue
+        [ $((i++ % JOBS)) -ne "$1" ] || run_case "$f"
+    done
+}
+for ((k = 0; k < JOBS; k++)); do
+    run_shard "$k" >"$tmp/shard$k.log" 2>&1 &
 done
+wait
+sort -s -t' ' -k2,2 "$tmp"/shard*.log >"$tmp/shards.log"
+cat "$tmp/shards.log"
+pass=$((pass + $(grep -c '^PASS ' "$tmp/shards.log")))
+fail=$((fail + $(grep -c '^FAIL ' "$tmp/shards.log")))
 
 # the remote cases, against the fake Hub / CDN / registry
 start_remote() {
