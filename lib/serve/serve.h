@@ -39,4 +39,41 @@ typedef struct serve_dist {
  * below it. */
 void serve_dist_of(double *v, size_t n, serve_dist *out);
 
+/* How requests arrive. */
+enum { SERVE_ARRIVE_ALL, SERVE_ARRIVE_TRACE, SERVE_ARRIVE_POISSON };
+
+/* What one replay is asked to do.  Zero fields take the runtime's default
+ * where one exists (the caller fills them from kvp_vllm_params and --gpu). */
+typedef struct serve_config {
+    uint64_t num_blocks;          /* vLLM: num_gpu_blocks, the null block included */
+    uint32_t block_size;          /* must equal the workload's */
+    uint64_t pool_tokens;         /* SGLang: the token pool (max_total_num_tokens) */
+    uint32_t max_num_batched_tokens, max_num_seqs;
+    uint64_t max_model_len;
+    int prefix_caching;           /* 0: --no-enable-prefix-caching */
+    int async_scheduling;         /* vLLM's default 1: frees and arrivals a step late */
+    int radix_lpm;                /* SGLang: 1 longest-prefix-match, 0 FCFS */
+    uint64_t cpu_tier_bytes;      /* 0: no host tier */
+    double h2d_bytes_per_s, d2h_bytes_per_s;
+    uint64_t kv_bytes_per_token;  /* for the host tier's transfers */
+} serve_config;
+
+/* What a replay reports (schema 1 of `kvplan sim --concurrent --json`). */
+typedef struct serve_result {
+    double wall_seconds;
+    serve_dist ttft, tpot;        /* seconds; tpot over requests with 2+ outputs */
+    double prompt_tps, output_tps;
+    uint64_t requests, prompt_tokens, output_tokens;
+    uint64_t prefill_tokens_computed; /* recomputation after preemption included */
+    uint64_t hit_tokens, cpu_hit_tokens, bytes_to_cpu, bytes_from_cpu;
+    double hit_rate;              /* vLLM's metric: first admissions only */
+    uint64_t preemptions, peak_blocks, steps;
+} serve_result;
+
+/* Arrival times in seconds, one per request of w: all 0; the trace's
+ * timestamps (ms) from its first; or a Poisson process of `rate` requests
+ * per second from `seed` (the same seed, the same times). */
+int serve_arrivals(const kvp_workload *w, int how, double rate, uint64_t seed, double *out,
+                   kvp_error *err);
+
 #endif
