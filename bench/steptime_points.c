@@ -39,6 +39,9 @@ typedef struct point {
     double ttft_med, ttft_mean, tpot_med, itl_med, out_tps, duration;
 } point;
 
+/* Row 5's table gives one latency per GPU beside the throughput; it is read
+ * as the median ITL, the latency column of rows 3-4 in the same table.
+ * Row 7 ran Llama-3-8B-Instruct: llama-3.1-8b has the same shapes. */
 static const point points[] = {
     {"1", "mistral-7b-v0.3", "H100", SERVE_ENGINE_VLLM_V05, 0, 0, 10, 1585, 2287, 4000,
      61.5e-3, 0, 8.36e-3, 7.98e-3, 321, 0},
