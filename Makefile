@@ -142,3 +142,12 @@ $(B)/bench/bench_sim: bench/bench_sim.c $(B)/libkvplan.a | $(B)/bench
 
 bench-sim: $(B)/bench/bench_sim
 	@$(B)/bench/bench_sim
+
+# The step-time model against the published points of serving-sim-rules.md 5:
+# model vs published per point, the relative errors and their median / worst.
+.PHONY: bench-steptime
+$(B)/bench/steptime_points: bench/steptime_points.c lib/serve/steptime.h $(B)/libkvplan.a | $(B)/bench
+	$(CC) $(CFLAGS) -Ilib $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
+
+bench-steptime: $(B)/bench/steptime_points
+	@$(B)/bench/steptime_points

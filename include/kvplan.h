@@ -452,6 +452,14 @@ typedef struct kvp_gpu {
     const char *name;        /* "RTX-4090" */
     uint64_t memory_mib;     /* total memory as nvidia-smi reports it (memory.total) */
     int sm;                  /* compute capability x 10 (89 = 8.9) */
+    /* Datasheet rates for the step-time model (lib/serve/steptime.c;
+     * serving-sim-rules.md 4.7): peak memory bandwidth, dense (no 2:4
+     * sparsity) tensor rates, and the host link's raw rate per direction.
+     * fp8_tflops 0: no FP8 tensor cores. */
+    double mem_bw_gbs;       /* GB/s (10^9 bytes) */
+    double bf16_tflops;      /* dense BF16, FP32 accumulate */
+    double fp8_tflops;       /* dense FP8, or 0 */
+    double host_link_gbs;    /* PCIe x16 per direction, GB/s */
 } kvp_gpu;
 /* By name or alias ("RTX-4090", "4090", "h100"), ignoring case; NULL when
  * the table has no such card. */

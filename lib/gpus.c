@@ -2,7 +2,10 @@
  * reports it (memory.total, MiB) and its compute capability.  One table for
  * every runtime: vLLM sizes its budget from the total and picks its MLA
  * backend by the compute capability; llama.cpp's per-device plan (--gpu)
- * compares each device's need with the total. */
+ * compares each device's need with the total; the step-time model
+ * (lib/serve/steptime.c) prices a step from the bandwidth and tensor rates
+ * (serving-sim-rules.md 4.7: datasheet figures, dense, per GPU).  The PCIe
+ * cards are rows of their own: same memory, slower HBM and clocks. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -13,23 +16,29 @@ static const struct gpu_row {
     kvp_gpu gpu;
     const char *aliases;
 } gpus[] = {
-    {{"A100-80GB", 81920, 80}, "a100 a100-80 a100-80gb a100-sxm4-80gb a100-pcie-80gb"},
-    {{"A100-40GB", 40960, 80}, "a100-40 a100-40gb a100-sxm4-40gb"},
-    {{"H100", 81559, 90}, "h100 h100-80gb h100-sxm h100-pcie"},
-    {{"H200", 143771, 90}, "h200 h200-141gb"},
-    {{"B200", 183359, 100}, "b200"},
-    {{"L4", 23034, 89}, "l4"},
-    {{"L40S", 46068, 89}, "l40s"},
-    {{"A10G", 23028, 86}, "a10g a10"},
-    {{"RTX-3090", 24576, 86}, "rtx3090 3090 rtx-3090"},
-    {{"RTX-4090", 24564, 89}, "rtx4090 4090 rtx-4090"},
-    {{"RTX-5090", 32607, 120}, "rtx5090 5090 rtx-5090"},
+    /* name, MiB, sm, bandwidth GB/s, BF16 / FP8 dense TFLOPS, PCIe GB/s */
+    {{"A100-80GB", 81920, 80, 2039, 312, 0, 31.5}, "a100 a100-80 a100-80gb a100-sxm4-80gb"},
+    {{"A100-40GB", 40960, 80, 1555, 312, 0, 31.5}, "a100-40 a100-40gb a100-sxm4-40gb"},
+    {{"A100-80GB-PCIe", 81920, 80, 1935, 312, 0, 31.5}, "a100-pcie-80gb a100-80gb-pcie"},
+    {{"A100-40GB-PCIe", 40960, 80, 1555, 312, 0, 31.5}, "a100-pcie-40gb a100-40gb-pcie"},
+    {{"H100", 81559, 90, 3350, 989, 1979, 63}, "h100 h100-80gb h100-sxm"},
+    {{"H100-PCIe", 81559, 90, 2000, 756, 1513, 63}, "h100-pcie h100-pcie-80gb"},
+    {{"H200", 143771, 90, 4800, 989, 1979, 63}, "h200 h200-141gb"},
+    {{"B200", 183359, 100, 8000, 2250, 4500, 63}, "b200"},
+    {{"L4", 23034, 89, 300, 121, 242, 31.5}, "l4"},
+    {{"L40S", 46068, 89, 864, 362, 733, 31.5}, "l40s"},
+    /* the A10G's rate is unpublished: llm-analysis's figure; the plain A10
+     * (alias) is 125 TFLOPS, so its times come out slower than the card */
+    {{"A10G", 23028, 86, 600, 70, 0, 31.5}, "a10g a10"},
+    {{"RTX-3090", 24576, 86, 936, 71, 0, 31.5}, "rtx3090 3090 rtx-3090"},
+    {{"RTX-4090", 24564, 89, 1008, 165, 330, 31.5}, "rtx4090 4090 rtx-4090"},
+    {{"RTX-5090", 32607, 120, 1792, 209.5, 419, 63}, "rtx5090 5090 rtx-5090"},
 };
 #define N_GPUS (sizeof gpus / sizeof gpus[0])
 
 const char *kvp_gpu_list(void)
 {
-    static char buf[512];
+    static char buf[1024];
     if (!buf[0])
         for (size_t i = 0; i < N_GPUS; i++)
             snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s (%llu MiB)", i ? ", " : "",
