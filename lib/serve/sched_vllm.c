@@ -82,28 +82,32 @@ static void wq_pop_front(vsim *s)
     s->wq_len--;
 }
 
-static int cmp_arrival(const void *a, const void *b, const vsim *s)
+typedef struct arrival {
+    double t;
+    uint32_t id;
+} arrival;
+
+static int cmp_arrival(const void *a, const void *b)
 {
-    double x = s->rq[*(const uint32_t *)a].arrival, y = s->rq[*(const uint32_t *)b].arrival;
-    if (x != y)
-        return x < y ? -1 : 1;
-    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    return (i > j) - (i < j);
+    const arrival *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
 }
 
-/* insertion sort by arrival, then id: arrivals almost always come sorted,
- * so this is linear in practice */
-static void sort_by_arrival(vsim *s)
+/* FCFS order: by arrival time, ties in workload order */
+static int sort_by_arrival(vsim *s, kvp_error *err)
 {
-    for (size_t i = 1; i < s->n_order; i++) {
-        uint32_t v = s->order[i];
-        size_t j = i;
-        while (j > 0 && cmp_arrival(&s->order[j - 1], &v, s) > 0) {
-            s->order[j] = s->order[j - 1];
-            j--;
-        }
-        s->order[j] = v;
-    }
+    arrival *a = malloc((s->n_order ? s->n_order : 1) * sizeof *a);
+    if (!a)
+        return kvp_fail(err, KVP_EINPUT, "sim: out of memory");
+    for (size_t i = 0; i < s->n_order; i++)
+        a[i] = (arrival){s->rq[s->order[i]].arrival, s->order[i]};
+    qsort(a, s->n_order, sizeof *a, cmp_arrival);
+    for (size_t i = 0; i < s->n_order; i++)
+        s->order[i] = a[i].id;
+    free(a);
+    return 0;
 }
 
 /* ---- setup ---- */
@@ -144,8 +148,7 @@ static int init_requests(vsim *s, const double *arrival_s, kvp_error *err)
         }
         s->order[s->n_order++] = (uint32_t)i;
     }
-    sort_by_arrival(s);
-    return 0;
+    return sort_by_arrival(s, err);
 }
 
 static void admit_arrivals(vsim *s)

@@ -290,6 +290,14 @@ static void oversized(void)
           run(&h, &c, &r, &o, &x) == 0 && x.rejected == 1 && o.steps == 0 && o.requests == 0);
 }
 
+/* A simple linear step price: 10 ms a step plus 1/9,000 s a token (about
+ * the A100's uncached prefill rate quoted in the issue). */
+static double linear(void *arg, const serve_batch *b)
+{
+    (void)arg;
+    return 0.010 + (double)b->tokens / 9000.0;
+}
+
 /* The issue's shared-prefix shape at token level: 32 requests of 16,384
  * shared + 256 unique prompt tokens, 64 outputs, at once; the 400,032-token
  * pool (25,002 blocks of 16, the null block included), budget 8,192
@@ -314,13 +322,13 @@ static void shared_prefix(void)
     CHECK("shared-prefix: generated",
           kvp_workload_synthetic("shared-prefix:32,16384,256,64", 16, &w, &e) == 0);
     serve_arrivals(&w, SERVE_ARRIVE_ALL, 0, 0, at, &e);
-    CHECK("shared-prefix on: runs", serve_vllm_run(&w, at, &c, NULL, NULL, &on, &e) == 0);
+    CHECK("shared-prefix on: runs", serve_vllm_run(&w, at, &c, linear, NULL, &on, &e) == 0);
     c.prefix_caching = 0;
-    CHECK("shared-prefix off: runs", serve_vllm_run(&w, at, &c, NULL, NULL, &off, &e) == 0);
-    printf("# shared-prefix: computed on %llu off %llu, preemptions on %llu off %llu\n",
+    CHECK("shared-prefix off: runs", serve_vllm_run(&w, at, &c, linear, NULL, &off, &e) == 0);
+    printf("# shared-prefix: computed on %llu off %llu; wall on %.3f s off %.3f s (x%.2f)\n",
            (unsigned long long)on.prefill_tokens_computed,
-           (unsigned long long)off.prefill_tokens_computed, (unsigned long long)on.preemptions,
-           (unsigned long long)off.preemptions);
+           (unsigned long long)off.prefill_tokens_computed, on.wall_seconds, off.wall_seconds,
+           off.wall_seconds / on.wall_seconds);
     CHECK("shared-prefix on: 24,576 computed, 507,904 hit",
           on.prefill_tokens_computed == 24576 && on.hit_tokens == 507904 &&
               on.preemptions == 0 && on.requests == 32 && on.output_tokens == 32 * 64);
@@ -329,22 +337,26 @@ static void shared_prefix(void)
     CHECK("shared-prefix off: every prompt computed, 21.7x the tokens",
           off.prefill_tokens_computed == 532480 && off.hit_tokens == 0 && off.preemptions == 0 &&
               off.requests == 32);
+    CHECK("shared-prefix: caching at least 3x faster with the linear price",
+          on.wall_seconds > 0 && off.wall_seconds > 3 * on.wall_seconds);
     kvp_workload_free(&w);
 
     /* the control: no shared prefix, the unique part as long */
     CHECK("control: generated",
           kvp_workload_synthetic("shared-prefix:32,0,16640,64", 16, &w, &e) == 0);
     c.prefix_caching = 1;
-    CHECK("control on: runs", serve_vllm_run(&w, at, &c, NULL, NULL, &x_on, &e) == 0);
+    CHECK("control on: runs", serve_vllm_run(&w, at, &c, linear, NULL, &x_on, &e) == 0);
     c.prefix_caching = 0;
-    CHECK("control off: runs", serve_vllm_run(&w, at, &c, NULL, NULL, &x_off, &e) == 0);
-    printf("# control: computed on %llu off %llu, preemptions on %llu off %llu\n",
+    CHECK("control off: runs", serve_vllm_run(&w, at, &c, linear, NULL, &x_off, &e) == 0);
+    printf("# control: computed on %llu off %llu; wall on %.3f s off %.3f s\n",
            (unsigned long long)x_on.prefill_tokens_computed,
-           (unsigned long long)x_off.prefill_tokens_computed,
-           (unsigned long long)x_on.preemptions, (unsigned long long)x_off.preemptions);
+           (unsigned long long)x_off.prefill_tokens_computed, x_on.wall_seconds,
+           x_off.wall_seconds);
     CHECK("control: no hits, 532,480 computed either way",
           x_on.hit_tokens == 0 && x_off.hit_tokens == 0 &&
               x_on.prefill_tokens_computed == 532480 && x_off.prefill_tokens_computed == 532480);
+    CHECK("control: wall times within 2%",
+          x_on.wall_seconds > 0 && fabs(x_on.wall_seconds / x_off.wall_seconds - 1) < 0.02);
     kvp_workload_free(&w);
 }
 
@@ -375,6 +387,41 @@ static void cyclic(void)
     kvp_workload_free(&w);
 }
 
+/* Preemption at scale: 16 requests of 1,024 prompt tokens (64 blocks) and
+ * 1,024 outputs (2,047 stored tokens: 128 blocks), at once, budget 8,192.
+ * 1,025 usable blocks: the gate admits all 16 prompts (1,024 blocks) in two
+ * steps, and their first decodes need a 65th block each: preemptions, and
+ * every request still finishes, its recompute counted.  2,049 usable
+ * blocks hold all 16 whole: none. */
+static void preemption_at_scale(void)
+{
+    kvp_workload w;
+    kvp_error e;
+    double at[16];
+    serve_result o;
+    serve_config c = {.num_blocks = 1026, .block_size = 16, .max_num_batched_tokens = 8192,
+                      .max_num_seqs = 256, .prefix_caching = 1};
+    CHECK("outgrow: generated",
+          kvp_workload_synthetic("shared-prefix:16,0,1024,1024", 16, &w, &e) == 0);
+    serve_arrivals(&w, SERVE_ARRIVE_ALL, 0, 0, at, &e);
+    CHECK("outgrow: runs", serve_vllm_run(&w, at, &c, NULL, NULL, &o, &e) == 0);
+    printf("# outgrow: %llu preemptions, %llu prefill tokens, peak %llu blocks\n",
+           (unsigned long long)o.preemptions, (unsigned long long)o.prefill_tokens_computed,
+           (unsigned long long)o.peak_blocks);
+    CHECK("outgrow: preemptions counted, all finish",
+          o.preemptions > 0 && o.requests == 16 && o.output_tokens == 16 * 1024 &&
+              o.prefill_tokens_computed > 16 * 1024 && o.peak_blocks == 1025);
+    c.async_scheduling = 1;
+    CHECK("outgrow async: runs, preempts, all finish",
+          serve_vllm_run(&w, at, &c, NULL, NULL, &o, &e) == 0 && o.preemptions > 0 &&
+              o.requests == 16 && o.output_tokens == 16 * 1024);
+    c.num_blocks = 2050;
+    CHECK("outgrow: a pool that holds them all: no preemption",
+          serve_vllm_run(&w, at, &c, NULL, NULL, &o, &e) == 0 && o.preemptions == 0 &&
+              o.prefill_tokens_computed == 16 * 1024 && o.peak_blocks == 16 * 128);
+    kvp_workload_free(&w);
+}
+
 int main(void)
 {
     chunked_prefill();
@@ -384,6 +431,7 @@ int main(void)
     hits();
     async_lag();
     oversized();
+    preemption_at_scale();
     shared_prefix();
     cyclic();
     return check_failures != 0;
