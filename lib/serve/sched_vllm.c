@@ -219,14 +219,14 @@ static int schedule_running(vsim *s, uint64_t *budget, kvp_error *err)
     return preempted;
 }
 
-static int first_admission(vsim *s, vreq *r)
+/* vLLM's hit rate counts a request's first admission only (§1.9) */
+static void count_first_admission(vsim *s, vreq *r)
 {
     if (r->admitted)
-        return 0;
+        return;
     r->admitted = 1;
     s->x->lookup_tokens += r->prompt;
     s->out->hit_tokens += r->computed;
-    return 1;
 }
 
 /* The waiting loop: FCFS from the head, head-of-line blocking. */
@@ -258,7 +258,7 @@ static int schedule_waiting(vsim *s, uint64_t *budget, size_t lingering, kvp_err
         wq_pop_front(s);
         s->run[s->n_run++] = id;
         r->state = RQ_RUNNING;
-        first_admission(s, r);
+        count_first_admission(s, r);
         add_slot(s, id, q);
         *budget -= q;
     }
@@ -300,6 +300,7 @@ static void finish_step(vsim *s)
         r->computed += s->slot[i].q;
         if (!s->slot[i].samples)
             continue;
+        s->out->output_tokens++;
         if (r->gen++ == 0)
             r->first = s->now;
         if (r->gen == r->out) {
@@ -335,6 +336,24 @@ static int price_step(vsim *s, serve_cost_fn cost, void *arg, double *dt, kvp_er
 
 /* ---- the loop ---- */
 
+/* Nothing was scheduled: wait for the next arrival, or end the replay (1)
+ * when nobody is left; anyone left who cannot run is an error, not a loop. */
+static int idle(vsim *s, kvp_error *err)
+{
+    if (s->next_arrival < s->n_order) {
+        double t = s->rq[s->order[s->next_arrival]].arrival;
+        if (t > s->now)
+            s->now = t;
+        s->visible = s->now;
+        return 0;
+    }
+    if (!s->n_run && !s->wq_len)
+        return 1;
+    return kvp_fail(err, KVP_EINPUT, "sim: step %llu schedules nothing: %zu running, "
+                    "%zu waiting, %u blocks free", (unsigned long long)s->out->steps, s->n_run,
+                    s->wq_len, s->pool.n_free);
+}
+
 /* One iteration: schedule, run, sample.  Returns 1 when the replay is over,
  * 0 to go on, -1 on error. */
 static int step(vsim *s, serve_cost_fn cost, void *arg, kvp_error *err)
@@ -348,22 +367,8 @@ static int step(vsim *s, serve_cost_fn cost, void *arg, kvp_error *err)
         return -1;
     int freed = s->n_lag > 0;
     free_lagged(s); /* async: last step's finishes are seen only now */
-    if (s->n_slot == 0) {
-        if (s->next_arrival < s->n_order) { /* idle: jump to the next arrival */
-            double t = s->rq[s->order[s->next_arrival]].arrival;
-            if (t > s->now)
-                s->now = t;
-            s->visible = s->now;
-            return 0;
-        }
-        if (!s->n_run && !s->wq_len)
-            return 1;
-        if (freed)
-            return 0;
-        return kvp_fail(err, KVP_EINPUT, "sim: step %llu schedules nothing: %zu running, "
-                        "%zu waiting, %u blocks free", (unsigned long long)s->out->steps,
-                        s->n_run, s->wq_len, s->pool.n_free);
-    }
+    if (s->n_slot == 0)
+        return freed ? 0 /* schedule again now, with those blocks back */ : idle(s, err);
     double dt, start = s->now;
     if (price_step(s, cost, arg, &dt, err))
         return -1;
@@ -397,9 +402,6 @@ static int replay(vsim *s, serve_cost_fn cost, void *arg, kvp_error *err)
         if (rc)
             return rc < 0 ? -1 : 0;
         uint64_t now_sampled = s->out->output_tokens;
-        for (size_t i = 0; i < s->n_slot; i++)
-            now_sampled += s->slot[i].samples != 0;
-        s->out->output_tokens = now_sampled;
         stalled = now_sampled > sampled || s->n_slot == 0 ? 0 : stalled + 1;
         sampled = now_sampled;
         if (stalled > limit)

@@ -53,7 +53,8 @@ static void hand_add(hand *h, uint64_t prompt, uint64_t out, double at, const ui
     q->output_tokens = out;
     q->hash_off = h->w.n_hashes;
     q->n_hashes = n_hs;
-    memcpy(h->hashes + h->w.n_hashes, hs, n_hs * sizeof *hs);
+    if (n_hs)
+        memcpy(h->hashes + h->w.n_hashes, hs, n_hs * sizeof *hs);
     h->w.n_hashes += n_hs;
     h->at[h->w.n_req++] = at;
 }
@@ -268,7 +269,15 @@ static void async_lag(void)
                                             near(o.ttft.p99, 0.0025));
 }
 
-/* Requests that can never run are refused, not looped on. */
+static double broken(void *arg, const serve_batch *b)
+{
+    (void)arg;
+    (void)b;
+    return -1;
+}
+
+/* Requests that can never run are refused, not looped on; a broken price
+ * is an error. */
 static void oversized(void)
 {
     hand h;
@@ -288,6 +297,13 @@ static void oversized(void)
     hand_add(&h, 30, 1, 0, NULL, 0);
     CHECK("oversized: all refused, an empty run",
           run(&h, &c, &r, &o, &x) == 0 && x.rejected == 1 && o.steps == 0 && o.requests == 0);
+    hand_add(&h, 8, 1, 0, NULL, 0);
+    kvp_error e;
+    CHECK("a negative step time is an error",
+          serve_vllm_run(&h.w, h.at, &c, broken, NULL, &o, &e) != 0);
+    c.block_size = 16;
+    CHECK("a block size other than the workload's is refused",
+          serve_vllm_run(&h.w, h.at, &c, NULL, NULL, &o, &e) != 0);
 }
 
 /* A simple linear step price: 10 ms a step plus 1/9,000 s a token (about
