@@ -7,7 +7,21 @@
  * waiting requests only if nothing was preempted; computed counts advance;
  * the step is priced; one token is sampled per request whose prompt is
  * complete; finished requests are freed.  Async scheduling (§1.7) makes
- * frees and arrivals count one step late. */
+ * frees and arrivals count one step late.
+ *
+ * Where the reference leaves room:
+ * - Token counts do not lag under async scheduling: placeholders make vLLM
+ *   schedule every decode again at once, so only frees (after the next
+ *   schedule) and arrivals (seen if they came before the previous step
+ *   began) move.  A request finished but not yet freed still counts
+ *   against max_num_seqs; it is no longer a preemption victim.
+ * - Stops are by length only (no EOS), so nothing is over-scheduled.
+ * - A workload's hashes are used wherever it gives them: the synthetic
+ *   generators hash output blocks too (vLLM caches generated tokens),
+ *   Mooncake traces only prompt blocks.
+ * - An output length of 0 is taken as 1 (vLLM samples at least one).
+ * - prefill_tokens_computed counts every scheduled token but a decode's
+ *   newest one, so recomputed outputs after a preemption count. */
 #include <stdlib.h>
 #include <string.h>
 
