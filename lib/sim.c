@@ -260,6 +260,60 @@ int sim_pool_grow(sim_pool *p, sim_req *r, uint64_t kv_tokens, kvp_error *err)
     return 0;
 }
 
+sim_hit sim_pool_lookup(const sim_pool *p, const sim_req *r, uint64_t num_tokens)
+{
+    sim_hit h = {0, 0};
+    uint64_t max_hit = num_tokens ? (num_tokens - 1) / p->block_size : 0;
+    if (max_hit > r->n_hashes)
+        max_hit = r->n_hashes;
+    for (; h.blocks < max_hit; h.blocks++) {
+        uint32_t id = map_find(p, r->hashes[h.blocks]);
+        if (id == SIM_NIL)
+            break;
+        h.in_queue += p->blk[id].ref_cnt == 0;
+    }
+    return h;
+}
+
+/* get_num_blocks_to_allocate: blocks for `tokens` beyond those held and
+ * hit, plus the hit blocks that would leave the free queue */
+static uint64_t blocks_to_allocate(const sim_pool *p, const sim_req *r, uint64_t hits,
+                                   uint64_t hits_in_queue, uint64_t tokens)
+{
+    uint64_t need = tokens / p->block_size + (tokens % p->block_size != 0);
+    uint64_t have = r->n_blocks + hits;
+    return (need > have ? need - have : 0) + hits_in_queue;
+}
+
+int sim_pool_allocate(sim_pool *p, sim_req *r, const sim_hit *hit, uint64_t tokens,
+                      uint64_t reserve_tokens, kvp_error *err)
+{
+    uint64_t bs = p->block_size, hits = hit ? hit->blocks : 0, hq = hit ? hit->in_queue : 0;
+    if (hits && r->n_blocks)
+        return kvp_fail(err, KVP_EINPUT, "sim: a prefix hit for a request that holds blocks");
+    if (blocks_to_allocate(p, r, hits, hq, tokens) > p->n_free ||
+        (reserve_tokens && blocks_to_allocate(p, r, hits, hq, reserve_tokens) > p->n_free))
+        return 1;
+    for (uint64_t i = 0; i < hits; i++) {
+        uint32_t id = map_find(p, r->hashes[i]);
+        touch(p, id);
+        if (push_block(r, id, err))
+            return -1;
+    }
+    if (hits) {
+        r->kv_tokens = hits * bs;
+        r->hit_tokens = hits * bs;
+    }
+    uint64_t fresh = blocks_to_allocate(p, r, 0, 0, tokens);
+    if (alloc_blocks(p, r, fresh, err))
+        return -1;
+    if (tokens > r->kv_tokens) {
+        cache_blocks(p, r, r->kv_tokens / bs, tokens / bs);
+        r->kv_tokens = tokens;
+    }
+    return 0;
+}
+
 void sim_pool_free(sim_pool *p, sim_req *r)
 {
     /* tail of the chain first, so the longest prefix is evicted first */

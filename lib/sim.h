@@ -46,6 +46,28 @@ int sim_pool_admit(sim_pool *p, sim_req *r, uint64_t prompt_tokens, kvp_error *e
 int sim_pool_grow(sim_pool *p, sim_req *r, uint64_t kv_tokens, kvp_error *err);
 /* Frees the request's blocks in reverse order; the request then holds none. */
 void sim_pool_free(sim_pool *p, sim_req *r);
+/* ---- what a step-by-step scheduler needs (lib/serve/sched_vllm.c) ---- */
+
+/* A prefix hit found by sim_pool_lookup and not yet taken: whole blocks, and
+ * how many of them sit in the free queue (taking those shrinks the pool). */
+typedef struct sim_hit {
+    uint64_t blocks, in_queue;
+} sim_hit;
+
+/* get_computed_blocks: the request's cached leading blocks for num_tokens
+ * tokens, at most (num_tokens - 1) / block_size (the last token is always
+ * recomputed), stopping at the first miss.  Changes nothing. */
+sim_hit sim_pool_lookup(const sim_pool *p, const sim_req *r, uint64_t num_tokens);
+/* allocate_slots: the request (holding blocks for r->kv_tokens tokens, or
+ * none and then taking `hit` first) will store `tokens` tokens.  Blocks
+ * needed net of those held and hit, plus hit blocks taken from the free
+ * queue, must fit the free queue; with reserve_tokens > 0 (a waiting
+ * request's admission gate) so must the blocks for reserve_tokens.  Full
+ * blocks up to `tokens` are cached where the request has hashes.  Returns
+ * 0, 1 when it does not fit (nothing changed), -1 on error. */
+int sim_pool_allocate(sim_pool *p, sim_req *r, const sim_hit *hit, uint64_t tokens,
+                      uint64_t reserve_tokens, kvp_error *err);
+
 /* Copies the free queue, head first; returns its length. */
 size_t sim_pool_queue(const sim_pool *p, uint32_t *out, size_t cap);
 

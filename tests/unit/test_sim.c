@@ -220,8 +220,59 @@ static void cross_check(void)
     CHECK("3,000 random replays match the linear-scan reference", same);
 }
 
+/* The step-by-step calls (sim_pool_lookup, sim_pool_allocate) on 5 usable
+ * blocks of 4.  Request a (hashes 1 2 3) allocates its 10-token prompt in
+ * two chunks, 6 then 10 tokens: block 0 is cached after the first chunk
+ * (6 tokens: one full block), block 1 after the second; the partial third
+ * block is not.  Request b (hashes 1 2 9, 12 tokens) looks up: 2 blocks
+ * (at most (12 - 1) / 4 = 2), none in the free queue (a holds them).  Its
+ * gate for 12 tokens needs 1 fresh block, 2 free: admitted.  After a is
+ * freed (reverse order: its unhashed block 3 to the head, 2 and 1 stay
+ * held by b), c (hashes 1 2) asks for 12 of its 24 tokens: its gate needs
+ * 6 - 2 hit = 4 blocks, 2 free: refused with nothing changed; without the
+ * gate the chunk fits (1 fresh block). */
+static void step_calls(void)
+{
+    static const uint64_t ha[] = {1, 2, 3}, hb[] = {1, 2, 9}, hc[] = {1, 2};
+    uint32_t ba[8], bb[8], bc[8];
+    sim_req a = {.hashes = ha, .n_hashes = 3, .blocks = ba, .cap = 8};
+    sim_req b = {.hashes = hb, .n_hashes = 3, .blocks = bb, .cap = 8};
+    sim_req c = {.hashes = hc, .n_hashes = 2, .blocks = bc, .cap = 8};
+    sim_pool p;
+    kvp_error e;
+    CHECK("step: pool", sim_pool_init(&p, 6, 4, 1, 0, &e) == 0 && p.usable == 5);
+    sim_hit h = sim_pool_lookup(&p, &a, 10);
+    CHECK("step: a misses", h.blocks == 0 && h.in_queue == 0);
+    CHECK("step: a's first chunk", sim_pool_allocate(&p, &a, &h, 6, 10, &e) == 0 &&
+                                       blocks_are(&a, (uint32_t[]){1, 2}, 2) &&
+                                       p.blk[1].hashed && !p.blk[2].hashed);
+    CHECK("step: a's second chunk", sim_pool_allocate(&p, &a, NULL, 10, 0, &e) == 0 &&
+                                        blocks_are(&a, (uint32_t[]){1, 2, 3}, 3) &&
+                                        p.blk[2].hashed && !p.blk[3].hashed && p.n_free == 2);
+    h = sim_pool_lookup(&p, &b, 12);
+    CHECK("step: b hits 2 held blocks", h.blocks == 2 && h.in_queue == 0 && p.n_free == 2);
+    CHECK("step: b admitted past its hit",
+          sim_pool_allocate(&p, &b, &h, 12, 12, &e) == 0 &&
+              blocks_are(&b, (uint32_t[]){1, 2, 4}, 3) && b.hit_tokens == 8 &&
+              p.blk[1].ref_cnt == 2 && p.blk[4].hashed && p.n_free == 1);
+    sim_pool_free(&p, &a);
+    CHECK("step: a freed, its partial block first", queue_is(&p, (uint32_t[]){3, 5}, 2));
+    h = sim_pool_lookup(&p, &c, 24);
+    CHECK("step: c's gate refuses, nothing taken",
+          h.blocks == 2 && sim_pool_allocate(&p, &c, &h, 12, 24, &e) == 1 && c.n_blocks == 0 &&
+              p.n_free == 2 && p.blk[1].ref_cnt == 1);
+    CHECK("step: c's chunk alone fits without the gate",
+          sim_pool_allocate(&p, &c, &h, 12, 0, &e) == 0 &&
+              blocks_are(&c, (uint32_t[]){1, 2, 3}, 3) && p.n_free == 1);
+    sim_pool_free(&p, &b);
+    sim_pool_free(&p, &c);
+    CHECK("step: all free", p.n_free == 5 && p.in_use == 0);
+    sim_pool_destroy(&p);
+}
+
 int main(void)
 {
+    step_calls();
     cross_check();
 
     design_doc_example(1);
