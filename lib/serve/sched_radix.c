@@ -686,6 +686,24 @@ static uint64_t iteration_guard(const kvp_workload *w)
     return g;
 }
 
+int serve_radix_pool_tokens(uint64_t gpu_bytes, uint64_t available_bytes,
+                            double mem_fraction_static, uint64_t cell_bytes, uint64_t *tokens,
+                            kvp_error *err)
+{
+    if (!(mem_fraction_static > 0 && mem_fraction_static <= 1))
+        return kvp_fail(err, KVP_EUSAGE, "--mem-fraction-static must be in (0, 1]");
+    if (!cell_bytes)
+        return kvp_fail(err, KVP_EINPUT, "radix pool: a token's KV has no bytes");
+    double rest = (double)available_bytes - (double)gpu_bytes * (1 - mem_fraction_static);
+    double n = rest / (double)cell_bytes;
+    if (!(n >= 1))
+        return kvp_fail(err, KVP_EINPUT, "radix pool: after the weights and the %.0f%% SGLang "
+                        "leaves free, no memory is left for the KV pool",
+                        100 * (1 - mem_fraction_static));
+    *tokens = n >= (double)KVP_MAX_TOKENS ? KVP_MAX_TOKENS : (uint64_t)n;
+    return 0;
+}
+
 int serve_radix_run(const kvp_workload *w, const double *arrival_s, const serve_config *c,
                     serve_cost_fn cost, void *cost_arg, serve_result *out, kvp_error *err)
 {

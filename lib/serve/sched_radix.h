@@ -25,6 +25,16 @@
  * in out->requests or any other figure, and w->n_req - out->requests says
  * how many were.  peak_blocks is the peak of tokens in use (tree + running
  * requests' own) over block_size, rounded up. */
+/* SGLang's token pool (ModelRunner.profile_max_num_token, section 2.8):
+ * rest = available - gpu x (1 - mem_fraction_static), in bytes (SGLang
+ * works in GB, the same up to float rounding), then rest / cell_bytes
+ * tokens, cell_bytes the KV of one token over all layers.  available is
+ * the free memory after the weights are loaded.  Refuses a fraction
+ * outside (0, 1] or a rest of 0 tokens or less. */
+int serve_radix_pool_tokens(uint64_t gpu_bytes, uint64_t available_bytes,
+                            double mem_fraction_static, uint64_t cell_bytes, uint64_t *tokens,
+                            kvp_error *err);
+
 int serve_radix_run(const kvp_workload *w, const double *arrival_s, const serve_config *c,
                     serve_cost_fn cost, void *cost_arg, serve_result *out, kvp_error *err);
 

@@ -244,8 +244,25 @@ static void cyclic(void)
           big.prefill_tokens_computed == small.prefill_tokens_computed - 524288);
 }
 
+/* an 80 GiB card with 69e9 bytes free after the weights, fraction 0.88,
+ * Qwen3-8B's 8 x 128 x 36 x 2 x 2 = 147,456 bytes a token:
+ * (69e9 - 85,899,345,920 x 0.12) / 147,456 = 398,031.1 -> 398,031 */
+static void pool_size(void)
+{
+    uint64_t n = 0;
+    kvp_error err;
+    CHECK("pool: 398,031 tokens", serve_radix_pool_tokens(85899345920ull, 69000000000ull, 0.88,
+                                                          147456, &n, &err) == 0 &&
+                                      n == 398031);
+    CHECK("pool: nothing left is refused",
+          serve_radix_pool_tokens(85899345920ull, 5000000000ull, 0.88, 147456, &n, &err) != 0);
+    CHECK("pool: a fraction above 1 is refused",
+          serve_radix_pool_tokens(85899345920ull, 69000000000ull, 1.5, 147456, &n, &err) != 0);
+}
+
 int main(void)
 {
+    pool_size();
     times_by_hand();
     lpm_and_fcfs();
     retraction();
