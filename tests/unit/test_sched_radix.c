@@ -260,8 +260,37 @@ static void pool_size(void)
           serve_radix_pool_tokens(85899345920ull, 69000000000ull, 1.5, 147456, &n, &err) != 0);
 }
 
+/* The first 50 Mooncake conversation requests (tests/data/sim/SOURCES.md:
+ * all begin with block 0, nothing else shared), at their timestamps, in an
+ * unbounded pool.  Requests 1 and 2 arrive together at 0 and share step 1
+ * (6,758 tokens, then 7,322 cut to the 1,434 left of the 8,192 chunk)
+ * before block 0 is in the tree; request 3 (also at 0) comes in step 2,
+ * after request 1 inserted it.  So 48 of the 50 hit one 512-token block. */
+static void mooncake_head(void)
+{
+    kvp_workload w;
+    kvp_error err;
+    serve_result r;
+    if (kvp_workload_mooncake("tests/data/sim/mooncake-conversation-50.jsonl", &w, &err)) {
+        CHECK("mooncake: the trace loads", 0);
+        return;
+    }
+    double *at = calloc(w.n_req, sizeof *at);
+    serve_config c = config(512, 100000000);
+    int rc = at ? serve_arrivals(&w, SERVE_ARRIVE_TRACE, 0, 0, at, &err) : -1;
+    if (!rc)
+        rc = serve_radix_run(&w, at, &c, one_ms, NULL, &r, &err);
+    CHECK("mooncake: 50 served, 48 x 512 = 24,576 hit tokens",
+          rc == 0 && r.requests == 50 && r.hit_tokens == 24576 && r.preemptions == 0);
+    CHECK("mooncake: prompt tokens 601,420, outputs 18,175 (SOURCES.md)",
+          rc == 0 && r.prompt_tokens == 601420 && r.output_tokens == 18175);
+    free(at);
+    kvp_workload_free(&w);
+}
+
 int main(void)
 {
+    mooncake_head();
     pool_size();
     times_by_hand();
     lpm_and_fcfs();
