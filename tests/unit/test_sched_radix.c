@@ -133,6 +133,39 @@ static void lpm_and_fcfs(void)
     }
 }
 
+/* In-batch deduplication.  X1 and X2 share a 64-token prompt (16 blocks of
+ * 4) nobody has computed, Y (8 tokens) differs; all at 0 in that order, one
+ * output each, two per batch.  LPM: every match is 0 (<= 32), so each is
+ * checked against the waiting requests before it: X2 shares 64 >= 32 with
+ * X1 and goes to the back -> step 1 runs X1 and Y, step 2 X2 with its
+ * prompt cached up to the last token: 63 hit, 1 computed (64 + 8 + 1 = 73).
+ * FCFS: X1 and X2 together, both computing all 64 (64 + 64 + 8 = 136). */
+static void in_batch_dedup(void)
+{
+    static const uint64_t x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0};
+    for (int lpm = 0; lpm < 2; lpm++) {
+        hand h;
+        hand_init(&h, 4);
+        hand_add(&h, 64, 1, 0, x);
+        hand_add(&h, 64, 1, 0, x);
+        hand_add(&h, 8, 1, 0, (const uint64_t[]){50, 51, 0});
+        serve_config c = config(4, 1000);
+        c.max_num_seqs = 2;
+        c.radix_lpm = lpm;
+        serve_result r;
+        kvp_error err;
+        int rc = serve_radix_run(&h.w, h.at, &c, one_ms, NULL, &r, &err);
+        if (lpm)
+            CHECK("dedup, lpm: X2 waits for X1's prefix: 63 hit, 73 computed",
+                  rc == 0 && r.steps == 2 && r.hit_tokens == 63 &&
+                      r.prefill_tokens_computed == 73);
+        else
+            CHECK("dedup, fcfs: X1 and X2 both compute 64: 136 computed",
+                  rc == 0 && r.steps == 2 && r.hit_tokens == 0 &&
+                      r.prefill_tokens_computed == 136);
+    }
+}
+
 /* A, B, C: 8-token prompts (distinct blocks), 50 outputs, all at 0; pool 150.
  * Step 1: A admitted (8 + 50 = 58 < 150), B (58 < 150 - 58 = 92), C refused
  * (58 >= 34).  Step 2: A and B running reserve 49 x 0.7 each = 68.6; free
@@ -294,6 +327,7 @@ int main(void)
     pool_size();
     times_by_hand();
     lpm_and_fcfs();
+    in_batch_dedup();
     retraction();
     too_big();
     shared_prefix();
