@@ -77,7 +77,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 build-tests: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so $(UNIT_BIN)
 
 check:
-	@$(MAKE) --no-print-directory -j$(NPROC) build-tests
+	@case '$(MAKEFLAGS)' in *jobserver*) j= ;; *) j=-j$(NPROC) ;; esac; \
+	$(MAKE) --no-print-directory $$j build-tests
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
 
 test:

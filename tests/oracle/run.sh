@@ -410,15 +410,20 @@ run_model() {
             # line 1: n_ctx n_ctx_seq kv_unified total_bytes recurrent_bytes; then the log
             # (a GGUF source also: the output buffer line first, the model bytes last, in
             # llama.cpp's order)
+            # (line 2: the compute estimate, or "-"; one jq per run, as jq
+            # starts slowly and this runs some 5,000 times)
             jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
+                   (if .compute.exact == false then .compute.host_bytes // "-" else "-" end),
                    (.output_log // empty), .log[],
                    (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end),
                    (if .weights_bytes and .compute.exact then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)' \
                 "$t/k$i.json" >"$t/k$i.jq" 2>/dev/null
-            head -1 "$t/k$i.jq" >"$t/k$i.facts"
-            jq -r 'if .compute.exact == false then .compute.host_bytes // empty else empty end' \
-                "$t/k$i.json" >"$t/k$i.est" 2>/dev/null
-            tail -n +2 "$t/k$i.jq" | buffer_lines >"$t/k$i.lines"
+            {
+                IFS= read -r facts && printf '%s\n' "$facts" >"$t/k$i.facts"
+                IFS= read -r est && if [ "$est" = - ]; then : >"$t/k$i.est"; else printf '%s\n' "$est" >"$t/k$i.est"; fi
+                buffer_lines >"$t/k$i.lines"
+            } <"$t/k$i.jq"
+            [ -s "$t/k$i.jq" ] || : >"$t/k$i.facts" >"$t/k$i.est" >"$t/k$i.lines"
         done
         # what the probe would really allocate: the recurrent state (llama.cpp
         # allocates it even with no_alloc), or everything with --mode mmap
