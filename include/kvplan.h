@@ -674,6 +674,7 @@ typedef struct kvp_sim_config {
     uint32_t block_size;            /* must equal the workload's */
     int null_block;                 /* 1 (vLLM): block 0 is never allocated */
     int free_unhashed_to_tail;      /* 0 (vLLM today): unhashed blocks go to the head */
+    int no_prefix_caching;          /* 1: --no-enable-prefix-caching, nothing is hit or cached */
 } kvp_sim_config;
 
 typedef struct kvp_sim_result {
@@ -696,6 +697,75 @@ int kvp_sim_sweep(const kvp_workload *w, const kvp_sim_config *c, const uint64_t
                   void (*progress)(size_t done, size_t n, void *arg), void *arg);
 /* The index i >= 1 where hit_rate rises most from point i-1 (0 if none rises). */
 size_t kvp_sim_cliff(const kvp_sim_result *r, size_t n);
+
+/* ---- serving simulator: a concurrent replay with time ----------------------- */
+
+/* Whose scheduler replays the workload (serving-sim-rules.md 1 and 2). */
+typedef enum kvp_serve_policy {
+    KVP_SERVE_VLLM,      /* vLLM v1: token budget, chunked prefill, recompute preemption */
+    KVP_SERVE_RADIX      /* SGLang: radix cache, LPM/FCFS prefill batches, retraction */
+} kvp_serve_policy;
+
+/* When requests arrive. */
+typedef enum kvp_serve_arrivals {
+    KVP_ARRIVE_ALL,      /* all at t = 0 (a burst, --request-rate inf) */
+    KVP_ARRIVE_TRACE,    /* at the trace's timestamps */
+    KVP_ARRIVE_POISSON   /* a Poisson process of `rate` per second from `seed` */
+} kvp_serve_arrivals;
+
+typedef struct kvp_serve_config {
+    kvp_serve_policy policy;
+    uint64_t num_blocks;            /* vLLM: num_gpu_blocks, the null block included */
+    uint64_t pool_tokens;           /* SGLang: the token pool (0: num_blocks x block_size) */
+    uint32_t block_size;            /* must equal the workload's */
+    uint32_t max_num_batched_tokens;/* 0: 8,192 (vLLM's LLM class on an A100; SGLang's
+                                       chunked_prefill_size) */
+    uint32_t max_num_seqs;          /* 0: 256 (vLLM), SGLang's req-pool size (radix) */
+    uint64_t max_model_len;         /* 0: no limit */
+    int prefix_caching;             /* 1 on (both engines' default), 0 off */
+    int async_scheduling;           /* 1 on (vLLM's default): frees and arrivals a step late */
+    int radix_lpm;                  /* SGLang: 1 longest prefix match, 0 FCFS (its default) */
+    kvp_serve_arrivals arrivals;
+    double rate;                    /* KVP_ARRIVE_POISSON: requests per second */
+    uint64_t seed;
+    /* The step-time model (lib/serve/steptime.c): a roofline over the model's
+     * shapes and the GPU's datasheet rates, never a measurement.  model NULL:
+     * no times, tokens only (every time field 0, `timed` 0). */
+    const kvp_model *model;
+    const char *gpu;                /* NULL: A100-80GB */
+    const char *engine;             /* vllm-v1 (NULL), vllm-0.5, vllm-0.6-multistep, gpu-only */
+    int kv_fp8;                     /* --kv-cache-dtype fp8: KV bytes halve */
+} kvp_serve_config;
+
+typedef struct kvp_serve_dist {
+    double mean, p50, p90, p99;     /* seconds; nearest-rank percentiles */
+} kvp_serve_dist;
+
+typedef struct kvp_serve_result {
+    int timed;                      /* 0: no model, every time is 0 */
+    const char *gpu, *engine;       /* the time model's, when timed */
+    double wall_seconds;            /* first arrival to last finish (a model) */
+    kvp_serve_dist ttft, tpot;      /* tpot over requests with 2+ outputs */
+    double prompt_tps, output_tps;  /* prompt and output tokens per wall second */
+    uint64_t requests, rejected;    /* rejected: never schedulable (too long, or larger
+                                       than the pool); in no other figure */
+    uint64_t prompt_tokens, output_tokens;
+    uint64_t prefill_tokens_computed; /* recomputation after preemption included */
+    uint64_t hit_tokens;
+    double hit_rate;                /* vLLM's metric: hits / prompt tokens, first admissions */
+    uint64_t preemptions;           /* vLLM's preemptions, SGLang's retractions */
+    uint64_t peak_blocks, steps, max_running;
+} kvp_serve_result;
+
+/* prefix caching and async scheduling on, burst arrivals, vLLM's policy */
+void kvp_serve_defaults(kvp_serve_config *c);
+int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_result *out,
+                  kvp_error *err);
+/* SGLang's token pool from --mem-fraction-static (ModelRunner.profile_max_num_token):
+ * (available - gpu x (1 - fraction)) / cell_bytes, available the memory free after
+ * the weights load, cell_bytes one token's KV over all layers. */
+int kvp_serve_radix_pool(uint64_t gpu_bytes, uint64_t available_bytes, double fraction,
+                         uint64_t cell_bytes, uint64_t *tokens, kvp_error *err);
 
 /* ---- techniques: the twelve KV techniques, each in its own unit ------------ */
 

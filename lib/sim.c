@@ -356,8 +356,10 @@ static uint64_t kv_total(const kvp_sim_request *q)
     return q->prompt_tokens + (q->output_tokens ? q->output_tokens - 1 : 0);
 }
 
-static int replay(const kvp_workload *w, sim_pool *p, uint32_t *buf, kvp_sim_result *out,
-                  kvp_error *err)
+/* caching off: the request has no hashes, so nothing is looked up or cached
+ * (vLLM's --no-enable-prefix-caching allocates plain blocks) */
+static int replay(const kvp_workload *w, sim_pool *p, uint32_t *buf, int caching,
+                  kvp_sim_result *out, kvp_error *err)
 {
     for (size_t i = 0; i < w->n_req; i++) {
         const kvp_sim_request *q = &w->req[i];
@@ -369,8 +371,8 @@ static int replay(const kvp_workload *w, sim_pool *p, uint32_t *buf, kvp_sim_res
             continue;
         }
         /* a trace whose prompts never fill a block has no hashes at all */
-        sim_req r = {.hashes = q->n_hashes ? w->hashes + q->hash_off : NULL,
-                     .n_hashes = q->n_hashes,
+        sim_req r = {.hashes = caching && q->n_hashes ? w->hashes + q->hash_off : NULL,
+                     .n_hashes = caching ? q->n_hashes : 0,
                      .blocks = buf, .cap = p->usable};
         kvp_error why;
         if (sim_pool_admit(p, &r, q->prompt_tokens, &why) || sim_pool_grow(p, &r, kv, &why))
@@ -397,7 +399,7 @@ int kvp_sim_run(const kvp_workload *w, const kvp_sim_config *c, kvp_sim_result *
         sim_pool_destroy(&p);
         return kvp_fail(err, KVP_EINPUT, "sim: out of memory");
     }
-    int rc = replay(w, &p, buf, out, err);
+    int rc = replay(w, &p, buf, !c->no_prefix_caching, out, err);
     out->num_blocks = c->num_blocks;
     out->usable_blocks = p.usable;
     out->evictions = p.evictions;

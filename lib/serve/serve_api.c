@@ -1,0 +1,141 @@
+/* serve_api.c - the serving simulator's public entry (kvp_serve_run in
+ * include/kvplan.h).  The schedulers and the step-time model stay internal
+ * (the headers in lib/serve/); this file turns one public config into their configs,
+ * draws the arrivals, builds the time model when a model is given, runs the
+ * chosen scheduler and copies the report out, so that the CLI, like any
+ * other program, needs nothing beyond kvplan.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_radix.h"
+#include "sched_vllm.h"
+#include "steptime.h"
+
+/* the public arrival kinds are the internal ones, passed through as they are */
+_Static_assert((int)KVP_ARRIVE_ALL == SERVE_ARRIVE_ALL &&
+                   (int)KVP_ARRIVE_TRACE == SERVE_ARRIVE_TRACE &&
+                   (int)KVP_ARRIVE_POISSON == SERVE_ARRIVE_POISSON,
+               "kvp_serve_arrivals and serve.h's SERVE_ARRIVE_* must agree");
+
+void kvp_serve_defaults(kvp_serve_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->block_size = 16;
+    c->prefix_caching = 1;
+    c->async_scheduling = 1;
+}
+
+int kvp_serve_radix_pool(uint64_t gpu_bytes, uint64_t available_bytes, double fraction,
+                         uint64_t cell_bytes, uint64_t *tokens, kvp_error *err)
+{
+    return serve_radix_pool_tokens(gpu_bytes, available_bytes, fraction, cell_bytes, tokens,
+                                   err);
+}
+
+static void to_internal(const kvp_serve_config *c, serve_config *s)
+{
+    memset(s, 0, sizeof *s);
+    s->num_blocks = c->num_blocks;
+    s->block_size = c->block_size;
+    s->pool_tokens = c->pool_tokens;
+    if (!s->pool_tokens && c->num_blocks <= UINT64_MAX / (c->block_size ? c->block_size : 1))
+        s->pool_tokens = c->num_blocks * c->block_size;
+    s->max_num_batched_tokens = c->max_num_batched_tokens;
+    s->max_num_seqs = c->max_num_seqs;
+    s->max_model_len = c->max_model_len;
+    s->prefix_caching = c->prefix_caching;
+    s->async_scheduling = c->async_scheduling;
+    s->radix_lpm = c->radix_lpm;
+}
+
+/* The step-time model for c->model on c->gpu; *t stays unused without a model. */
+static int time_model(const kvp_serve_config *c, serve_time *t, kvp_error *err)
+{
+    const char *gname = c->gpu ? c->gpu : "A100-80GB";
+    const kvp_gpu *g = kvp_gpu_find(gname);
+    int eng = c->engine ? serve_engine_parse(c->engine) : SERVE_ENGINE_VLLM_V1;
+    if (!g)
+        return kvp_fail(err, KVP_EUSAGE, "--gpu %s: not in kvplan's GPU table (%s)", gname,
+                        kvp_gpu_list());
+    if (eng < 0)
+        return kvp_fail(err, KVP_EUSAGE, "engine %s: one of vllm-v1, vllm-0.5, "
+                        "vllm-0.6-multistep, gpu-only", c->engine);
+    serve_time_opts o = {.kv_fp8 = c->kv_fp8, .engine = (serve_engine)eng};
+    return serve_time_init(t, c->model, g, &o, err);
+}
+
+static void copy_dist(const serve_dist *d, double shift, kvp_serve_dist *o)
+{
+    o->mean = d->mean + shift;
+    o->p50 = d->p50 + shift;
+    o->p90 = d->p90 + shift;
+    o->p99 = d->p99 + shift;
+}
+
+/* api_s: the per-request cost outside the steps, which every TTFT carries
+ * once (steptime.h); a constant shift moves the mean and each percentile
+ * alike. */
+static void copy_result(const serve_result *r, double api_s, kvp_serve_result *o)
+{
+    o->wall_seconds = r->wall_seconds;
+    copy_dist(&r->ttft, r->requests > 0 ? api_s : 0, &o->ttft);
+    copy_dist(&r->tpot, 0, &o->tpot);
+    o->prompt_tps = r->prompt_tps;
+    o->output_tps = r->output_tps;
+    o->requests = r->requests;
+    o->prompt_tokens = r->prompt_tokens;
+    o->output_tokens = r->output_tokens;
+    o->prefill_tokens_computed = r->prefill_tokens_computed;
+    o->hit_tokens = r->hit_tokens;
+    o->hit_rate = r->hit_rate;
+    o->preemptions = r->preemptions;
+    o->peak_blocks = r->peak_blocks;
+    o->steps = r->steps;
+}
+
+static int run_policy(const kvp_workload *w, const double *at, const kvp_serve_config *c,
+                      serve_cost_fn cost, void *arg, serve_result *r, kvp_serve_result *out,
+                      kvp_error *err)
+{
+    serve_config s;
+    to_internal(c, &s);
+    if (c->policy == KVP_SERVE_RADIX) {
+        if (serve_radix_run(w, at, &s, cost, arg, r, err))
+            return -1;
+        out->rejected = w->n_req - r->requests; /* the radix replay skips them */
+        return 0;
+    }
+    serve_vllm_extra x;
+    if (serve_vllm_run_x(w, at, &s, cost, arg, r, &x, err))
+        return -1;
+    out->rejected = x.rejected;
+    out->max_running = x.max_running;
+    return 0;
+}
+
+int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_result *out,
+                  kvp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (c->policy != KVP_SERVE_VLLM && c->policy != KVP_SERVE_RADIX)
+        return kvp_fail(err, KVP_EUSAGE, "serve: unknown scheduling policy %d", (int)c->policy);
+    serve_time *t = c->model ? calloc(1, sizeof *t) : NULL;
+    double *at = malloc((w->n_req ? w->n_req : 1) * sizeof *at);
+    serve_result r;
+    int rc = -1;
+    if (!at || (c->model && !t))
+        kvp_fail(err, KVP_EINPUT, "serve: out of memory");
+    else if (t && time_model(c, t, err))
+        ;
+    else if (!serve_arrivals(w, (int)c->arrivals, c->rate, c->seed, at, err) &&
+             !run_policy(w, at, c, t ? serve_time_step : NULL, t, &r, out, err)) {
+        copy_result(&r, t ? serve_time_request_s(t) : 0, out);
+        out->timed = t != NULL;
+        out->gpu = t ? t->gpu->name : NULL;
+        out->engine = t ? serve_engine_name(t->engine) : NULL;
+        rc = 0;
+    }
+    free(at);
+    free(t);
+    return rc;
+}
