@@ -67,6 +67,14 @@ static const struct opt {
     {"capacity-blocks", {"--capacity-blocks", NULL}, 1},
     {"capacity-tokens", {"--capacity-tokens", NULL}, 1},
     {"sweep", {"--sweep", NULL}, 1},
+    {"concurrent", {"--concurrent", NULL}, 0},
+    {"policy", {"--policy", NULL}, 1},
+    {"arrivals", {"--arrivals", NULL}, 1},
+    {"rate", {"--rate", NULL}, 1},
+    {"seed", {"--seed", NULL}, 1},
+    {"no-async-scheduling", {"--no-async-scheduling", NULL}, 0},
+    {"mem-fraction-static", {"--mem-fraction-static", NULL}, 1},
+    {"plot", {"--plot", NULL}, 1},
     {"apply", {"--apply", NULL}, 1},
     {"host-memory", {"--host-memory", NULL}, 1},
     {"explain", {"--explain", NULL}, 0},
@@ -167,6 +175,42 @@ static int set_vllm_opt(const char *k, const char *arg, const char *val, cli_opt
         o->place_set = 1;
     } else if (!strcmp(k, "vllm-version"))
         o->vllm_version = val;
+    return 0;
+}
+
+/* sim --concurrent's own options */
+#define SERVE_KEYS "concurrent policy arrivals rate seed no-async-scheduling " \
+                   "mem-fraction-static plot"
+
+/* A number in (lo, hi]: the whole text, finite. */
+static int set_real(const char *arg, const char *val, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(val, &end);
+    if (end == val || *end || !(v > lo && v <= hi))
+        return cli_fail(EXIT_USAGE, "%s %s: must be a number in (%g, %g]", arg, val, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int set_serve_opt(const char *k, const char *arg, const char *val, cli_opts *o)
+{
+    if (!strcmp(k, "concurrent"))
+        o->sim_concurrent = 1;
+    else if (!strcmp(k, "no-async-scheduling"))
+        o->no_async = 1;
+    else if (!strcmp(k, "policy") || !strcmp(k, "arrivals") || !strcmp(k, "plot"))
+        *(k[1] == 'o' ? &o->sim_policy : k[0] == 'a' ? &o->sim_arrivals : &o->plot) = val;
+    else if (!strcmp(k, "rate"))
+        return set_real(arg, val, 0, 1e9, &o->sim_rate);
+    else if (!strcmp(k, "mem-fraction-static"))
+        return set_real(arg, val, 0, 1, &o->mem_fraction);
+    else if (!strcmp(k, "seed")) {
+        char *end;
+        if (val[0] < '0' || val[0] > '9' ||
+            (o->sim_seed = strtoull(val, &end, 10), *end) || o->sim_seed == UINT64_MAX)
+            return cli_fail(EXIT_USAGE, "%s %s: a whole number in [0, 2^64 - 2]", arg, val);
+    }
     return 0;
 }
 
@@ -344,6 +388,8 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->kv_only = 1;
     } else if (!strcmp(k, "force")) {
         o->force = 1;
+    } else if (accepts(SERVE_KEYS, k)) {
+        return set_serve_opt(k, arg, val, o);
     } else if (!strcmp(k, "trace") || !strcmp(k, "workload") || !strcmp(k, "sweep")) {
         *(k[0] == 't' ? &o->sim_trace : k[0] == 'w' ? &o->sim_workload : &o->sim_sweep) = val;
     } else if (!strcmp(k, "capacity-blocks") || !strcmp(k, "capacity-tokens")) {

@@ -58,6 +58,11 @@ typedef struct cli_opts {
     uint64_t host_memory;    /* techniques --host-memory */
     int explain;
     uint64_t capacity_blocks, capacity_tokens;
+    /* sim --concurrent */
+    int sim_concurrent, no_async;
+    const char *sim_policy, *sim_arrivals, *plot;
+    double sim_rate, mem_fraction;   /* 0: not given */
+    uint64_t sim_seed;
     const char *family;      /* --family NAME: read the config.json by this rule set */
     const char *revision;    /* --revision REV: a Hub branch, tag or commit */
     int offline;             /* --offline: no network */
@@ -113,6 +118,17 @@ int cmd_summary(int argc, char **argv);
 int cmd_twin(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_techniques(int argc, char **argv);
+
+/* cmd_sim.c: the pool vLLM builds for o->model (its num_gpu_blocks, block size
+ * and batch defaults in *r), the model kept in *m for the time model (NULL m:
+ * freed); full-attention and MLA models only.  Returns 0 or an exit code. */
+int sim_model_pool(const cli_opts *o, kvp_model **m, kvp_vllm_result *r);
+/* "A..B[/POINTS]": the capacities in blocks (malloc'd) */
+int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n);
+/* --trace or --workload, for blocks of bs tokens */
+int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w);
+/* cmd_sim_serve.c: `kvplan sim --concurrent`, with the options parsed */
+int sim_serve(const cli_opts *o);
 
 /* fit_run.c: kvplan fit for a whole llama.cpp run on GPUs */
 int fit_run(const cli_opts *o, kvp_model *m);

@@ -57,7 +57,7 @@ static const char help[] =
     "  kvplan sim --trace conversation_trace.jsonl --capacity-blocks 20000 --json\n";
 
 /* "A..B[/POINTS]": POINTS capacities from A to B blocks, evenly spaced */
-static int parse_sweep(const char *s, uint64_t **caps, size_t *n)
+int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n)
 {
     char *end;
     const char *p = s;
@@ -96,7 +96,7 @@ static void progress(size_t done, size_t n, void *arg)
     fprintf(stderr, "\rsim: %zu/%zu capacities%s", done, n, done == n ? "\n" : "");
 }
 
-static int load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w)
+int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w)
 {
     kvp_error e;
     if (o->sim_trace && bs != 512)
@@ -191,10 +191,10 @@ static void print_sweep(const kvp_workload *w, uint32_t bs, const kvp_sim_result
 }
 
 /* The pool vLLM would build for MODEL with these settings (as `kvplan mem
- * --runtime vllm` predicts it): its num_gpu_blocks and block size.  The
- * simulator has one group of full-attention blocks, so models whose layers
- * vLLM splits into other kinds of groups are refused. */
-static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs)
+ * --runtime vllm` predicts it).  The simulator has one group of
+ * full-attention blocks, so models whose layers vLLM splits into other kinds
+ * of groups are refused. */
+int sim_model_pool(const cli_opts *o, kvp_model **keep, kvp_vllm_result *r)
 {
     kvp_model *m;
     kvp_vllm_params p;
@@ -203,23 +203,32 @@ static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs)
     int rc = cli_load_model(&mo, "sim", &m);
     if (rc)
         return rc;
-    kvp_vllm_result *r = malloc(sizeof *r);
     cli_vllm_params(o, &p);
     if (!p.block_size && o->sim_trace)
         p.block_size = 512; /* the trace's block */
-    if (!r)
-        rc = cli_fail(EXIT_INPUT, "sim: out of memory");
-    else if (kvp_vllm(m, &p, r, &e))
+    if (kvp_vllm(m, &p, r, &e))
         rc = cli_fail_err(&e);
     for (size_t g = 0; !rc && g < r->n_groups; g++)
         if (r->groups[g].kind != KVP_LAYER_FULL && r->groups[g].kind != KVP_LAYER_MLA)
             rc = cli_fail(EXIT_INPUT, "sim: %s: vLLM keeps its %s layers in a block group of "
                           "their own; the simulator models full attention only", o->model,
                           kvp_layer_kind_name(r->groups[g].kind));
+    if (rc || !keep)
+        kvp_model_free(m);
+    else
+        *keep = m;
+    return rc;
+}
+
+static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs)
+{
+    kvp_vllm_result *r = malloc(sizeof *r);
+    if (!r)
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    int rc = sim_model_pool(o, NULL, r);
     if (!rc)
         *blocks = r->num_blocks, *bs = r->block_size;
     free(r);
-    kvp_model_free(m);
     return rc;
 }
 
@@ -233,7 +242,7 @@ static int capacities(const cli_opts *o, uint32_t *bs, uint64_t **caps, size_t *
         return cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
                         "--sweep or a MODEL (see kvplan sim --help)");
     if (o->sim_sweep)
-        return parse_sweep(o->sim_sweep, caps, n);
+        return sim_parse_sweep(o->sim_sweep, caps, n);
     if (o->model) {
         int rc = model_pool(o, &c, bs);
         if (rc)
@@ -253,24 +262,41 @@ static int capacities(const cli_opts *o, uint32_t *bs, uint64_t **caps, size_t *
     return 0;
 }
 
+/* The replay of one request at a time has no schedule, no clock and no plot. */
+static int sequential_only(const cli_opts *o)
+{
+    const char *opt = o->sim_policy ? "--policy" : o->sim_arrivals ? "--arrivals"
+                      : o->sim_rate > 0 ? "--rate" : o->no_async ? "--no-async-scheduling"
+                      : o->mem_fraction > 0 ? "--mem-fraction-static" : o->plot ? "--plot" : NULL;
+    if (opt)
+        return cli_fail(EXIT_USAGE, "sim: %s needs --concurrent (the sequential replay has no "
+                        "scheduler or clock)", opt);
+    return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     cli_opts o;
     if (cli_wants_help(argc, argv))
         return fputs(help, stdout), 0;
     int rc = cli_parse(argc, argv, "trace workload capacity-blocks capacity-tokens sweep "
-                       "block-size json vllm family", &o);
+                       "block-size json vllm family concurrent policy arrivals rate seed "
+                       "no-async-scheduling mem-fraction-static plot force", &o);
     if (rc)
         return rc;
     if (!o.sim_trace == !o.sim_workload)
         return cli_fail(EXIT_USAGE, "sim: give one of --trace FILE or --workload SPEC "
                         "(see kvplan sim --help)");
+    if (o.sim_concurrent)
+        return sim_serve(&o);
+    if ((rc = sequential_only(&o)))
+        return rc;
     /* Mooncake's ids are per 512 tokens; vLLM's default block is 16 */
     uint32_t bs = o.block_size ? o.block_size : o.sim_trace ? 512 : 16;
     kvp_workload w;
     uint64_t *caps = NULL;
     size_t n = 0;
-    if ((rc = capacities(&o, &bs, &caps, &n)) || (rc = load_workload(&o, bs, &w))) {
+    if ((rc = capacities(&o, &bs, &caps, &n)) || (rc = sim_load_workload(&o, bs, &w))) {
         free(caps);
         return rc;
     }
@@ -279,6 +305,7 @@ int cmd_sim(int argc, char **argv)
     kvp_error e;
     kvp_sim_defaults(&c);
     c.block_size = bs;
+    c.no_prefix_caching = o.prefix_caching == 0;
     if (!r)
         rc = cli_fail(EXIT_INPUT, "sim: out of memory");
     else if (kvp_sim_sweep(&w, &c, caps, n, r, &e, n > 1 && isatty(2) ? progress : NULL, NULL))

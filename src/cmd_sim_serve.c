@@ -1,0 +1,432 @@
+/* cmd_sim_serve.c - `kvplan sim --concurrent`: the workload replayed through
+ * a serving scheduler (vLLM v1's, or SGLang's radix cache with --policy
+ * radix) with requests in flight together, priced by the step-time model
+ * when a MODEL is given.  A thin layer over kvp_serve_run: it picks the pool
+ * and the scheduler's defaults the way `kvplan sim MODEL` does, runs, and
+ * reports.  It lives apart from cmd_sim.c, which keeps the one-at-a-time
+ * replay, because the two share the options but not the report. */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* vLLM's scheduler defaults without a model to derive them from (the LLM
+ * class on an A100, serving-sim-rules.md 1.8), as the library applies them */
+#define VLLM_DEFAULT_BATCHED 8192u
+#define VLLM_DEFAULT_SEQS 256u
+
+/* One run of the command: the scheduler's config, the capacities to replay
+ * and what came back. */
+typedef struct serve_job {
+    kvp_serve_config c;
+    kvp_model *m;              /* NULL: tokens only */
+    kvp_vllm_result *vr;       /* the model's vLLM pool, when m */
+    uint64_t *caps;            /* capacities in blocks */
+    size_t n;
+    uint64_t radix_pool;       /* --mem-fraction-static's pool in tokens, or 0 */
+    int sweep, compare;        /* compare: caching on, and a second run with it off */
+    kvp_serve_result *r;       /* n results; with compare, r[1] is caching off */
+} serve_job;
+
+static const char *const arrival_names[] = {"all", "trace", "poisson"};
+
+static int parse_policy(const cli_opts *o, kvp_serve_config *c)
+{
+    const char *p = o->sim_policy ? o->sim_policy : "vllm";
+    if (!strcmp(p, "vllm"))
+        c->policy = KVP_SERVE_VLLM;
+    else if (!strcmp(p, "radix"))
+        c->policy = KVP_SERVE_RADIX;
+    else
+        return cli_fail(EXIT_USAGE, "--policy %s: vllm (vLLM v1's scheduler) or radix "
+                        "(SGLang's radix cache)", p);
+    if (o->mem_fraction > 0 && c->policy != KVP_SERVE_RADIX)
+        return cli_fail(EXIT_USAGE, "--mem-fraction-static is SGLang's: it needs --policy radix");
+    return 0;
+}
+
+/* --arrivals all|trace|poisson and --rate: a trace arrives at its own times
+ * unless told otherwise, a synthetic workload all at once; --rate alone
+ * means Poisson. */
+static int parse_arrivals(const cli_opts *o, kvp_serve_config *c)
+{
+    const char *a = o->sim_arrivals;
+    if (!a)
+        a = o->sim_rate > 0 ? "poisson" : o->sim_trace ? "trace" : "all";
+    size_t k = 0;
+    while (k < 3 && strcmp(a, arrival_names[k]))
+        k++;
+    if (k == 3)
+        return cli_fail(EXIT_USAGE, "--arrivals %s: all (at once), trace (the trace's "
+                        "timestamps) or poisson (with --rate R)", a);
+    if (k == KVP_ARRIVE_TRACE && !o->sim_trace)
+        return cli_fail(EXIT_USAGE, "--arrivals trace: a synthetic workload has no timestamps "
+                        "(give --trace FILE, or --rate R)");
+    if ((k == KVP_ARRIVE_POISSON) != (o->sim_rate > 0))
+        return cli_fail(EXIT_USAGE, k == KVP_ARRIVE_POISSON
+                        ? "--arrivals poisson: give the rate with --rate R (requests per second)"
+                        : "--rate: only Poisson arrivals have a rate (drop --arrivals %s)", a);
+    c->arrivals = (kvp_serve_arrivals)k;
+    c->rate = o->sim_rate;
+    c->seed = o->sim_seed;
+    return 0;
+}
+
+/* The pool, defaults and time model from MODEL under vLLM. */
+static int from_model(const cli_opts *o, serve_job *j)
+{
+    j->vr = malloc(sizeof *j->vr);
+    if (!j->vr)
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    int rc = sim_model_pool(o, &j->m, j->vr);
+    if (rc)
+        return rc;
+    const kvp_vllm_result *r = j->vr;
+    if (r->tp > 1 || r->pp > 1)
+        return cli_fail(EXIT_USAGE, "sim --concurrent: the step-time model prices one GPU; "
+                        "-tp and -pp above 1 are not modelled");
+    if (r->max_num_batched_tokens > UINT32_MAX)
+        return cli_fail(EXIT_INPUT, "sim: max_num_batched_tokens %llu is too large",
+                        (unsigned long long)r->max_num_batched_tokens);
+    j->c.block_size = r->block_size;
+    j->c.max_num_batched_tokens = (uint32_t)r->max_num_batched_tokens;
+    j->c.max_num_seqs = r->max_num_seqs;
+    j->c.max_model_len = r->max_model_len;
+    j->c.model = j->m;
+    j->c.gpu = r->gpu;
+    j->c.kv_fp8 = o->kv_fp8;
+    return 0;
+}
+
+/* SGLang's pool from --mem-fraction-static: what is free after the weights,
+ * less the share SGLang leaves, in cells of one token's KV. */
+static int radix_fraction_pool(const cli_opts *o, serve_job *j)
+{
+    const kvp_vllm_result *r = j->vr;
+    kvp_error e;
+    if (!j->m)
+        return cli_fail(EXIT_USAGE, "--mem-fraction-static needs a MODEL (its weights and KV "
+                        "size set the pool)");
+    uint64_t avail = r->gpu_total_bytes > r->weights_bytes ? r->gpu_total_bytes - r->weights_bytes
+                                                           : 0;
+    if (kvp_serve_radix_pool(r->gpu_total_bytes, avail, o->mem_fraction,
+                             r->pool_block_bytes / r->block_size, &j->radix_pool, &e))
+        return cli_fail_err(&e);
+    return 0;
+}
+
+static int one_capacity(serve_job *j, uint64_t blocks)
+{
+    if (!(j->caps = malloc(sizeof *j->caps)))
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    j->caps[0] = blocks;
+    j->n = 1;
+    return 0;
+}
+
+/* The capacities: a sweep, a given one, SGLang's fraction or MODEL's pool. */
+static int capacities(const cli_opts *o, serve_job *j)
+{
+    uint32_t bs = j->c.block_size;
+    int given = !!o->capacity_blocks + !!o->capacity_tokens + !!o->sim_sweep + (o->mem_fraction > 0);
+    if (given > 1)
+        return cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
+                        "--sweep or --mem-fraction-static");
+    if (!given && !j->m)
+        return cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
+                        "--sweep or a MODEL (see kvplan sim --help)");
+    if (o->sim_sweep)
+        return j->sweep = 1, sim_parse_sweep(o->sim_sweep, &j->caps, &j->n);
+    if (o->mem_fraction > 0) {
+        int rc = radix_fraction_pool(o, j);
+        return rc ? rc : one_capacity(j, (j->radix_pool + bs - 1) / bs);
+    }
+    uint64_t c = o->capacity_blocks ? o->capacity_blocks
+                 : o->capacity_tokens ? o->capacity_tokens / bs : j->vr->num_blocks;
+    if (c < 2 || c > (1ull << 24))
+        return cli_fail(EXIT_INPUT, "sim: a capacity of %llu blocks of %u tokens: the pool "
+                        "needs 2 to 2^24 blocks (the null block and one usable)",
+                        (unsigned long long)c, bs);
+    return one_capacity(j, c);
+}
+
+static int setup(const cli_opts *o, serve_job *j)
+{
+    int rc;
+    kvp_serve_defaults(&j->c);
+    if ((rc = parse_policy(o, &j->c)) || (rc = parse_arrivals(o, &j->c)))
+        return rc;
+    j->c.block_size = o->block_size ? o->block_size : o->sim_trace ? 512 : 16;
+    j->c.max_num_batched_tokens = o->max_num_batched_tokens > UINT32_MAX
+                                      ? UINT32_MAX : (uint32_t)o->max_num_batched_tokens;
+    j->c.max_num_seqs = o->max_num_seqs;
+    j->c.max_model_len = o->max_model_len;
+    if (o->model && (rc = from_model(o, j)))
+        return rc;
+    if (j->c.policy == KVP_SERVE_VLLM && !j->c.max_num_batched_tokens)
+        j->c.max_num_batched_tokens = VLLM_DEFAULT_BATCHED;
+    if (j->c.policy == KVP_SERVE_VLLM && !j->c.max_num_seqs)
+        j->c.max_num_seqs = VLLM_DEFAULT_SEQS;
+    j->c.prefix_caching = o->prefix_caching != 0;
+    j->c.async_scheduling = !o->no_async;
+    return capacities(o, j);
+}
+
+static int run(const kvp_workload *w, serve_job *j)
+{
+    kvp_error e;
+    /* the on/off comparison is in seconds: without a time model it says nothing
+     * the hit rate does not */
+    j->compare = !j->sweep && j->c.prefix_caching && j->m;
+    size_t n = j->compare ? 2 : j->n;
+    if (!(j->r = calloc(n, sizeof *j->r)))
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        kvp_serve_config c = j->c;
+        c.num_blocks = j->caps[j->sweep ? i : 0];
+        c.pool_tokens = j->radix_pool;
+        c.prefix_caching = j->compare ? i == 0 : j->c.prefix_caching;
+        if (kvp_serve_run(w, &c, &j->r[i], &e))
+            return cli_fail_err(&e);
+    }
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *dist_json(const kvp_serve_dist *d, int timed)
+{
+    if (!timed)
+        return json_null();
+    return json_pack("{sf sf sf sf}", "mean", d->mean, "p50", d->p50, "p90", d->p90, "p99",
+                     d->p99);
+}
+
+static json_t *result_json(const kvp_serve_result *r)
+{
+    json_t *o = json_pack("{sI sI sI sI so so so so}",
+        "requests", (json_int_t)r->requests, "rejected", (json_int_t)r->rejected,
+        "prompt_tokens", (json_int_t)r->prompt_tokens,
+        "output_tokens", (json_int_t)r->output_tokens,
+        "wall_seconds", r->timed ? json_real(r->wall_seconds) : json_null(),
+        "ttft_seconds", dist_json(&r->ttft, r->timed),
+        "tpot_seconds", dist_json(&r->tpot, r->timed),
+        "throughput_tokens_per_second", r->timed ? json_pack("{sf sf}", "prompt", r->prompt_tps,
+                                                             "output", r->output_tps)
+                                                 : json_null());
+    json_t *t = json_pack("{sI sI sf sI sI sI sI}",
+        "prefill_tokens_computed", (json_int_t)r->prefill_tokens_computed,
+        "hit_tokens", (json_int_t)r->hit_tokens, "hit_rate", r->hit_rate,
+        "preemptions", (json_int_t)r->preemptions, "peak_blocks", (json_int_t)r->peak_blocks,
+        "steps", (json_int_t)r->steps, "max_running", (json_int_t)r->max_running);
+    json_object_update(o, t);
+    json_decref(t);
+    return o;
+}
+
+static json_t *time_model_json(const kvp_serve_result *r)
+{
+    if (!r->timed)
+        return json_pack("{ss}", "kind", "none: no MODEL, so times are not modelled (tokens only)");
+    return json_pack("{ss ss ss ss}", "kind", "roofline", "gpu", r->gpu, "engine", r->engine,
+                     "note", "a step-time model (FLOPs and bytes per step against the GPU's "
+                     "datasheet rates, with calibrated efficiencies and overheads), not a "
+                     "measurement");
+}
+
+static json_t *capacity_json(const serve_job *j, size_t i)
+{
+    uint64_t tokens = j->radix_pool ? j->radix_pool : j->caps[i] * j->c.block_size;
+    return json_pack("{sI sI}", "capacity_blocks", (json_int_t)j->caps[i], "capacity_tokens",
+                     (json_int_t)tokens);
+}
+
+static json_t *config_json(const serve_job *j)
+{
+    const kvp_serve_config *c = &j->c;
+    return json_pack("{so so sI sb sb ss so sI}",
+        "max_num_batched_tokens", c->max_num_batched_tokens
+            ? json_integer(c->max_num_batched_tokens) : json_null(),
+        "max_num_seqs", c->max_num_seqs ? json_integer(c->max_num_seqs) : json_null(),
+        "max_model_len", (json_int_t)c->max_model_len, "prefix_caching", c->prefix_caching,
+        "async_scheduling", c->async_scheduling, "arrivals", arrival_names[c->arrivals],
+        "rate", c->arrivals == KVP_ARRIVE_POISSON ? json_real(c->rate) : json_null(),
+        "seed", (json_int_t)c->seed);
+}
+
+/* off / on wall time: how many times faster prefix caching makes the run */
+static double speedup(const serve_job *j)
+{
+    return j->r[0].wall_seconds > 0 ? j->r[1].wall_seconds / j->r[0].wall_seconds : 0;
+}
+
+static void add_compare(json_t *doc, const serve_job *j)
+{
+    json_object_set_new(doc, "prefix_caching_off", result_json(&j->r[1]));
+    json_object_set_new(doc, "prefix_caching_speedup",
+                        j->r[0].timed && speedup(j) > 0 ? json_real(speedup(j)) : json_null());
+}
+
+static void print_json(const kvp_workload *w, const serve_job *j)
+{
+    json_t *doc = json_pack("{si ss ss ss ss si so so}", "schema", KVPLAN_JSON_SCHEMA,
+        "command", "sim", "mode", "concurrent",
+        "policy", j->c.policy == KVP_SERVE_RADIX ? "radix" : "vllm", "workload", w->name,
+        "block_size", (int)j->c.block_size, "scheduler", config_json(j),
+        "time_model", time_model_json(&j->r[0]));
+    if (j->sweep) {
+        json_t *pts = json_array();
+        for (size_t i = 0; i < j->n; i++) {
+            json_t *p = capacity_json(j, i), *r = result_json(&j->r[i]);
+            json_object_update(p, r);
+            json_decref(r);
+            json_array_append_new(pts, p);
+        }
+        json_object_set_new(doc, "points", pts);
+    } else {
+        json_t *p = capacity_json(j, 0), *r = result_json(&j->r[0]);
+        json_object_update(doc, p);
+        json_object_update(doc, r);
+        json_decref(p);
+        json_decref(r);
+        if (j->compare)
+            add_compare(doc, j);
+    }
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s)
+        puts(s);
+    free(s);
+    json_decref(doc);
+}
+
+/* ---- text ---- */
+
+static void print_header(const kvp_workload *w, const serve_job *j)
+{
+    const kvp_serve_config *c = &j->c;
+    char a[32], b[32];
+    printf("sim --concurrent %s · %s · block %u\n", w->name,
+           c->policy == KVP_SERVE_RADIX ? "SGLang's radix cache and scheduler"
+                                        : "vLLM v1's scheduler", c->block_size);
+    if (c->max_num_batched_tokens)
+        printf("max_num_batched_tokens %s · ", fmt_int(c->max_num_batched_tokens, a, sizeof a));
+    if (c->max_num_seqs)
+        printf("max_num_seqs %s · ", fmt_int(c->max_num_seqs, b, sizeof b));
+    if (c->max_model_len)
+        printf("max_model_len %s · ", fmt_int(c->max_model_len, a, sizeof a));
+    if (c->policy == KVP_SERVE_VLLM)
+        printf("async scheduling %s · ", c->async_scheduling ? "on" : "off");
+    printf("prefix caching %s · arrivals %s", c->prefix_caching ? "on" : "off",
+           arrival_names[c->arrivals]);
+    if (c->arrivals == KVP_ARRIVE_POISSON)
+        printf(" (%g/s, seed %llu)", c->rate, (unsigned long long)c->seed);
+    const kvp_serve_result *r = &j->r[0];
+    if (r->timed)
+        printf("\ntimes: a roofline step-time model for %s (engine %s), not a measurement\n\n",
+               r->gpu, r->engine);
+    else
+        printf("\ntimes: not modelled (no MODEL: tokens only)\n\n");
+}
+
+/* one row of the report, a column per result */
+typedef struct row {
+    const char *label;
+    int kind; /* 0 count, 1 seconds, 2 rate, 3 tokens/s */
+    size_t off;
+} row;
+
+#define ROW(l, k, f) {l, k, offsetof(kvp_serve_result, f)}
+
+static const row rows[] = {
+    ROW("requests", 0, requests), ROW("rejected (never schedulable)", 0, rejected),
+    ROW("wall time (s)", 1, wall_seconds),
+    ROW("TTFT mean (s)", 1, ttft.mean), ROW("TTFT p50 (s)", 1, ttft.p50),
+    ROW("TTFT p90 (s)", 1, ttft.p90), ROW("TTFT p99 (s)", 1, ttft.p99),
+    ROW("TPOT mean (s)", 1, tpot.mean), ROW("TPOT p50 (s)", 1, tpot.p50),
+    ROW("TPOT p90 (s)", 1, tpot.p90), ROW("TPOT p99 (s)", 1, tpot.p99),
+    ROW("prompt tokens/s", 3, prompt_tps), ROW("output tokens/s", 3, output_tps),
+    ROW("prompt tokens", 0, prompt_tokens), ROW("prefill tokens computed", 0,
+                                                prefill_tokens_computed),
+    ROW("hit tokens", 0, hit_tokens), ROW("hit rate", 2, hit_rate),
+    ROW("preemptions", 0, preemptions), ROW("peak blocks in use", 0, peak_blocks),
+    ROW("steps", 0, steps),
+};
+
+static void print_cell(const row *rw, const kvp_serve_result *r)
+{
+    const char *p = (const char *)r + rw->off;
+    char a[32];
+    double v;
+    if (rw->kind == 0) {
+        uint64_t u;
+        memcpy(&u, p, sizeof u);
+        printf(" %18s", fmt_int(u, a, sizeof a));
+        return;
+    }
+    memcpy(&v, p, sizeof v);
+    if (rw->kind != 2 && !r->timed)
+        printf(" %18s", "-");
+    else
+        printf(rw->kind == 1 ? " %18.4f" : rw->kind == 2 ? " %18.4f" : " %18.1f", v);
+}
+
+static void print_table(const kvp_workload *w, const serve_job *j)
+{
+    char a[32], b[32];
+    print_header(w, j);
+    uint64_t tokens = j->radix_pool ? j->radix_pool : j->caps[0] * j->c.block_size;
+    printf("pool: %s blocks (%s tokens)\n\n", fmt_int(j->caps[0], a, sizeof a),
+           fmt_int(tokens, b, sizeof b));
+    printf("%-30s %18s%s\n", "", j->c.prefix_caching ? "prefix caching on" : "prefix caching off",
+           j->compare ? "  prefix caching off" : "");
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        printf("%-30s", rows[k].label);
+        for (size_t i = 0; i < (j->compare ? 2u : 1u); i++)
+            print_cell(&rows[k], &j->r[i]);
+        putchar('\n');
+    }
+    if (j->compare && j->r[0].timed)
+        printf("\nprefix caching: wall time %.4f s on, %.4f s off: %.2fx as fast (a model)\n",
+               j->r[0].wall_seconds, j->r[1].wall_seconds, speedup(j));
+}
+
+static void print_sweep(const kvp_workload *w, const serve_job *j)
+{
+    char a[32], b[32], c[32];
+    print_header(w, j);
+    printf("%12s %14s %9s %12s %10s %10s %11s %12s\n", "blocks", "tokens", "hit rate", "wall s",
+           "TTFT p50", "TPOT p50", "preemptions", "peak blocks");
+    for (size_t i = 0; i < j->n; i++) {
+        const kvp_serve_result *r = &j->r[i];
+        printf("%12s %14s %9.4f", fmt_int(j->caps[i], a, sizeof a),
+               fmt_int(j->caps[i] * j->c.block_size, b, sizeof b), r->hit_rate);
+        if (r->timed)
+            printf(" %12.4f %10.4f %10.4f", r->wall_seconds, r->ttft.p50, r->tpot.p50);
+        else
+            printf(" %12s %10s %10s", "-", "-", "-");
+        printf(" %11llu %12s\n", (unsigned long long)r->preemptions,
+               fmt_int(r->peak_blocks, c, sizeof c));
+    }
+}
+
+int sim_serve(const cli_opts *o)
+{
+    serve_job j;
+    kvp_workload w;
+    memset(&j, 0, sizeof j);
+    int rc = setup(o, &j);
+    if (!rc && !(rc = sim_load_workload(o, j.c.block_size, &w))) {
+        if (!(rc = run(&w, &j)) && o->json)
+            print_json(&w, &j);
+        else if (!rc)
+            j.sweep ? print_sweep(&w, &j) : print_table(&w, &j);
+        kvp_workload_free(&w);
+    }
+    free(j.r);
+    free(j.caps);
+    free(j.vr);
+    kvp_model_free(j.m);
+    return rc;
+}
