@@ -764,6 +764,13 @@ int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_re
 /* SGLang's token pool from --mem-fraction-static (ModelRunner.profile_max_num_token):
  * (available - gpu x (1 - fraction)) / cell_bytes, available the memory free after
  * the weights load, cell_bytes one token's KV over all layers. */
+/* An SVG of a capacity sweep: the hit rate (left axis) and the modelled wall
+ * time (right axis) against capacity in tokens, n >= 2 points in increasing
+ * order; an untimed sweep draws the wall time as 0.  An existing path is
+ * kept unless force. */
+int kvp_serve_plot(const char *path, int force, const char *title,
+                   const uint64_t *capacity_tokens, const kvp_serve_result *r, size_t n,
+                   kvp_error *err);
 int kvp_serve_radix_pool(uint64_t gpu_bytes, uint64_t available_bytes, double fraction,
                          uint64_t cell_bytes, uint64_t *tokens, kvp_error *err);
 

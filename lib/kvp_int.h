@@ -20,6 +20,13 @@ int kvp_fail(kvp_error *err, int code, const char *fmt, ...) KVP_PRINTF(3, 4);
  * the one that counts, and a full table drops the rest. */
 void kvp_model_fact(kvp_model *m, const char *name, int64_t value, const char *source);
 
+/* Two series against x (increasing), each on its own y axis from 0: y[0] on
+ * the left, y[1] on the right, named by labels[0] and labels[1] (the serving
+ * sweep: hit rate and wall time against capacity).  An existing path is kept
+ * unless force. */
+int kvp_svg_lines2(const char *path, int force, const char *title, const char *xlabel,
+                   const double *x, size_t n, const double *const *y,
+                   const char *const *labels, kvp_error *err);
 /* Writes a stacked-area SVG chart (lib/svg.c). */
 int kvp_svg_stacked(const char *path, int force, const char *title, const double *x, size_t n,
                     const double *const *bands, const char *const *labels, size_t n_bands,

@@ -1,7 +1,9 @@
-/* svg.c - a stacked-area chart as a standalone SVG document: memory against
- * context length, one band per part of the cache (full layers, windows,
- * latent, fixed state), which says at a glance what grows and what does
- * not.  Hand-written because it is one chart: no plotting dependency. */
+/* svg.c - charts as standalone SVG documents: a stacked area of memory
+ * against context length, one band per part of the cache (full layers,
+ * windows, latent, fixed state), which says at a glance what grows and what
+ * does not; and two lines on two axes (the serving sweep's hit rate and wall
+ * time against capacity), where the cliff shows in both units at once.
+ * Hand-written because they are two charts: no plotting dependency. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,22 +75,29 @@ static void axes(FILE *f, double xmax, double ymax, const char *xlabel, const ch
     fprintf(f, "</text>\n</g>\n");
 }
 
+/* An existing file is kept unless force. */
+static FILE *open_out(const char *path, int force, kvp_error *err)
+{
+    FILE *f = force ? NULL : fopen(path, "r");
+    if (f) {
+        fclose(f);
+        kvp_fail(err, KVP_EINPUT, "%s: exists; give --force to overwrite it", path);
+        return NULL;
+    }
+    if (!(f = fopen(path, "w")))
+        kvp_fail(err, KVP_EINPUT, "%s: cannot write", path);
+    return f;
+}
+
 int kvp_svg_stacked(const char *path, int force, const char *title, const double *x, size_t n,
                     const double *const *bands, const char *const *labels, size_t n_bands,
                     kvp_error *err)
 {
     if (n < 2 || !n_bands || n_bands > sizeof colors / sizeof colors[0])
         return kvp_fail(err, KVP_EUSAGE, "%s: a chart needs 2+ points and 1 to 8 bands", path);
-    FILE *f = NULL;
-    if (!force) {
-        f = fopen(path, "r");
-        if (f) {
-            fclose(f);
-            return kvp_fail(err, KVP_EINPUT, "%s: exists; give --force to overwrite it", path);
-        }
-    }
-    if (!(f = fopen(path, "w")))
-        return kvp_fail(err, KVP_EINPUT, "%s: cannot write", path);
+    FILE *f = open_out(path, force, err);
+    if (!f)
+        return -1;
     double ymax = 0, xmax = x[n - 1];
     for (size_t i = 0; i < n; i++) {
         double s = 0;
@@ -129,6 +138,93 @@ int kvp_svg_stacked(const char *path, int force, const char *title, const double
         fprintf(f, "</text>\n");
     }
     free(base);
+    fprintf(f, "</svg>\n");
+    return fclose(f) ? kvp_fail(err, KVP_EINPUT, "%s: write failed", path) : 0;
+}
+
+/* ---- two lines, two y axes ---- */
+
+typedef struct frame {
+    double x0, x1, ymax[2];
+} frame;
+
+static double fx(const frame *fr, double x)
+{
+    double span = fr->x1 > fr->x0 ? fr->x1 - fr->x0 : 1;
+    return L_MARGIN + (x - fr->x0) / span * (W - L_MARGIN - R_MARGIN);
+}
+
+static void line_axes(FILE *f, const frame *fr, const char *xlabel, const char *const *ylab)
+{
+    fprintf(f, "<g stroke=\"#999\" stroke-width=\"1\">\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
+               "y2=\"%d\"/>\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n<line x1=\"%d\" "
+               "y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</g>\n",
+            L_MARGIN, H - B_MARGIN, W - R_MARGIN, H - B_MARGIN, L_MARGIN, T_MARGIN, L_MARGIN,
+            H - B_MARGIN, W - R_MARGIN, T_MARGIN, W - R_MARGIN, H - B_MARGIN);
+    fprintf(f, "<g font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
+    for (int i = 0; i <= 5; i++) {
+        double x = fr->x0 + (fr->x1 - fr->x0) * i / 5;
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.4gK</text>\n", fx(fr, x),
+                H - B_MARGIN + 16, x / 1000);
+    }
+    for (int a = 0; a < 2; a++) {
+        double ys = nice_step(fr->ymax[a], 5);
+        for (double y = 0; y <= fr->ymax[a] * 1.0001; y += ys)
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\">%g</text>\n",
+                    a ? W - R_MARGIN + 6 : L_MARGIN - 6, px_y(y, fr->ymax[a]) + 4,
+                    a ? "start" : "end", colors[a], y);
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", fx(fr, (fr->x0 + fr->x1) / 2),
+            H - 18);
+    escape(f, xlabel);
+    for (int a = 0; a < 2; a++) {
+        fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\" fill=\"%s\">", W - R_MARGIN + 60,
+                T_MARGIN + 10 + 20 * a, colors[a]);
+        escape(f, ylab[a]);
+    }
+    fprintf(f, "</text>\n</g>\n");
+}
+
+static void polyline(FILE *f, const frame *fr, const double *x, const double *y, size_t n, int a)
+{
+    fprintf(f, "<path class=\"line\" fill=\"none\" stroke-width=\"2\" stroke=\"%s\" d=\"",
+            colors[a]);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%c%.1f,%.1f ", i ? 'L' : 'M', fx(fr, x[i]), px_y(y[i], fr->ymax[a]));
+    fprintf(f, "\"/>\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", fx(fr, x[i]),
+                px_y(y[i], fr->ymax[a]), colors[a]);
+}
+
+static double axis_max(const double *y, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = y[i] > m ? y[i] : m;
+    return m > 0 ? nice_step(m, 5) * ceil(m / nice_step(m, 5)) : 1;
+}
+
+int kvp_svg_lines2(const char *path, int force, const char *title, const char *xlabel,
+                   const double *x, size_t n, const double *const *y,
+                   const char *const *labels, kvp_error *err)
+{
+    if (n < 2 || !(x[n - 1] > x[0]))
+        return kvp_fail(err, KVP_EUSAGE, "%s: a chart needs 2+ points over a range of x", path);
+    FILE *f = open_out(path, force, err);
+    if (!f)
+        return -1;
+    frame fr = {x[0], x[n - 1], {axis_max(y[0], n), axis_max(y[1], n)}};
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"%d\" y=\"28\" font-family=\"sans-serif\" font-size=\"15\" fill=\"#222\">",
+            W, H, W, H, L_MARGIN);
+    escape(f, title);
+    fprintf(f, "</text>\n");
+    line_axes(f, &fr, xlabel, labels);
+    polyline(f, &fr, x, y[0], n, 0);
+    polyline(f, &fr, x, y[1], n, 1);
     fprintf(f, "</svg>\n");
     return fclose(f) ? kvp_fail(err, KVP_EINPUT, "%s: write failed", path) : 0;
 }

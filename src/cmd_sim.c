@@ -1,6 +1,7 @@
 /* cmd_sim.c - `kvplan sim`: replays a workload (a Mooncake trace or a
  * synthetic generator) through vLLM's prefix cache, one request at a time,
- * and reports the token hit rate; --sweep finds the capacity cliff. */
+ * and reports the token hit rate; --sweep finds the capacity cliff.  The
+ * concurrent replay (--concurrent) is in cmd_sim_serve.c. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,11 @@ static const char help[] =
     "usage: kvplan sim (--trace FILE | --workload SPEC)\n"
     "                  (--capacity-blocks N | --capacity-tokens T | --sweep A..B[/POINTS]\n"
     "                   | MODEL [vLLM options, as kvplan mem --runtime vllm])\n"
-    "                  [--block-size B] [--json]\n"
+    "                  [--block-size B] [--no-enable-prefix-caching] [--json]\n"
+    "       kvplan sim --concurrent (--trace FILE | --workload SPEC) [MODEL [vLLM options]]\n"
+    "                  [capacity as above | --mem-fraction-static F] [--policy vllm|radix]\n"
+    "                  [--arrivals all|trace|poisson] [--rate R] [--seed N]\n"
+    "                  [--no-async-scheduling] [--plot F.svg [--force]] [--json]\n"
     "\n"
     "Replays a workload through vLLM v1's block pool with prefix caching, one request\n"
     "at a time (admit, prefill, decode, free), and reports the token hit rate (hit\n"
@@ -47,14 +52,57 @@ static const char help[] =
     "                        gemma3, ...), for an architecture kvplan cannot name; the\n"
     "                        output says so\n"
     "\n"
+    "  --no-enable-prefix-caching  nothing is looked up or cached (both modes)\n"
+    "\n"
     "A request larger than the pool is counted as a miss (all its prompt computed,\n"
     "the cache untouched) and reported as oversized.\n"
+    "\n"
+    "Concurrent mode (--concurrent) replays the workload through a serving scheduler,\n"
+    "requests in flight together, step by step: vLLM v1's (running requests first,\n"
+    "then admissions under the token budget and max_num_seqs, chunked prefill, prefix\n"
+    "hits at admission, the whole-prompt gate, recompute preemption of the last\n"
+    "admitted, async scheduling's one-step lag) or SGLang's (--policy radix).  With a\n"
+    "MODEL each step is priced by kvplan's step-time model (a roofline over the\n"
+    "model's shapes and the GPU's datasheet rates with calibrated efficiencies: a\n"
+    "model, not a measurement); without one it runs in tokens only.  It reports wall\n"
+    "time, TTFT and TPOT (mean, p50, p90, p99), prompt and output tokens/s, prefill\n"
+    "tokens computed (recompute included), the hit rate, preemptions, peak blocks and\n"
+    "steps; with prefix caching on and a MODEL it also runs with it off and prints\n"
+    "both wall times and their ratio.\n"
+    "  --concurrent          the serving replay (vLLM's policy unless --policy)\n"
+    "  --policy vllm|radix   vLLM v1's scheduler over its block pool, or SGLang's radix\n"
+    "                        cache (tokens, LRU leaves) with FCFS prefill batches and\n"
+    "                        retraction\n"
+    "  MODEL [vLLM options]  the pool (as above), the time model and vLLM's batch\n"
+    "                        defaults for --gpu (default A100-80GB) and --entry llm|serve:\n"
+    "                        8,192 / 256 (LLM) or 2,048 / 256 (serve) on an A100, L40S\n"
+    "                        or smaller; 16,384 / 1,024 (LLM) or 8,192 / 1,024 (serve) on\n"
+    "                        an H100 or H200; 16,384 / 1,024 on a B200; one GPU (-tp 1)\n"
+    "  --max-num-batched-tokens N, --max-num-seqs N   override those (without a\n"
+    "                        MODEL the defaults are 8,192 and 256; SGLang's chunked\n"
+    "                        prefill size and max running requests with --policy radix)\n"
+    "  --mem-fraction-static F   SGLang's pool: (GPU memory free after MODEL's weights\n"
+    "                        - GPU x (1 - F)) / one token's KV; --policy radix only\n"
+    "  --arrivals all|trace|poisson   all at once (default for --workload), the\n"
+    "                        trace's timestamps (default for --trace) or Poisson\n"
+    "  --rate R              Poisson arrivals, R requests per second\n"
+    "  --seed N              the Poisson draw's seed (default 0; same seed, same times)\n"
+    "  --no-async-scheduling vLLM's synchronous engine: frees and arrivals take effect\n"
+    "                        in the next step, not the one after\n"
+    "  --sweep A..B[/P]      one run per capacity (with or without a MODEL)\n"
+    "  --plot F.svg          with --sweep: hit rate and wall time against capacity; an\n"
+    "                        existing F.svg is kept unless --force\n"
     "\n"
     "examples:\n"
     "  kvplan sim --workload shared-prefix:32,16384,256 --capacity-tokens 400032\n"
     "  kvplan sim --workload cyclic:64,8192,2,256 qwen3-8b --kv-cache-memory 54.94GiB\n"
     "  kvplan sim --workload grouped:64,16,2048,128 --sweep 8500..8800/7\n"
-    "  kvplan sim --trace conversation_trace.jsonl --capacity-blocks 20000 --json\n";
+    "  kvplan sim --trace conversation_trace.jsonl --capacity-blocks 20000 --json\n"
+    "  kvplan sim --concurrent --workload shared-prefix:32,16384,256,64 qwen3-8b \\\n"
+    "      --gpu A100-80GB-PCIe --max-model-len 40960 --kv-cache-memory 58987118592\n"
+    "  kvplan sim --concurrent --policy radix --workload cyclic:64,8192,2,256 qwen3-8b \\\n"
+    "      --sweep 25002..100000/4 --plot cyclic.svg\n"
+    "  kvplan sim --concurrent --trace conversation_trace.jsonl qwen3-8b --gpu H100\n";
 
 /* "A..B[/POINTS]": POINTS capacities from A to B blocks, evenly spaced */
 int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -91,8 +92,10 @@ static int from_model(const cli_opts *o, serve_job *j)
         return cli_fail(EXIT_INPUT, "sim: max_num_batched_tokens %llu is too large",
                         (unsigned long long)r->max_num_batched_tokens);
     j->c.block_size = r->block_size;
-    j->c.max_num_batched_tokens = (uint32_t)r->max_num_batched_tokens;
-    j->c.max_num_seqs = r->max_num_seqs;
+    if (j->c.policy == KVP_SERVE_VLLM) { /* SGLang keeps its own, unless given */
+        j->c.max_num_batched_tokens = (uint32_t)r->max_num_batched_tokens;
+        j->c.max_num_seqs = r->max_num_seqs;
+    }
     j->c.max_model_len = r->max_model_len;
     j->c.model = j->m;
     j->c.gpu = r->gpu;
@@ -158,6 +161,11 @@ static int setup(const cli_opts *o, serve_job *j)
     kvp_serve_defaults(&j->c);
     if ((rc = parse_policy(o, &j->c)) || (rc = parse_arrivals(o, &j->c)))
         return rc;
+    if (o->plot && !o->sim_sweep)
+        return cli_fail(EXIT_USAGE, "--plot %s: draws a sweep; give --sweep A..B[/P]", o->plot);
+    /* refused before the replay, not after it (kvp_serve_plot checks again) */
+    if (o->plot && !o->force && access(o->plot, F_OK) == 0)
+        return cli_fail(EXIT_INPUT, "%s: exists; give --force to overwrite it", o->plot);
     j->c.block_size = o->block_size ? o->block_size : o->sim_trace ? 512 : 16;
     j->c.max_num_batched_tokens = o->max_num_batched_tokens > UINT32_MAX
                                       ? UINT32_MAX : (uint32_t)o->max_num_batched_tokens;
@@ -411,6 +419,25 @@ static void print_sweep(const kvp_workload *w, const serve_job *j)
     }
 }
 
+/* --plot F.svg: the sweep's hit rate and wall time against capacity */
+static int plot(const cli_opts *o, const kvp_workload *w, const serve_job *j)
+{
+    kvp_error e;
+    char title[256];
+    uint64_t *tok = malloc(j->n * sizeof *tok);
+    if (!tok)
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    for (size_t i = 0; i < j->n; i++)
+        tok[i] = j->caps[i] * j->c.block_size;
+    snprintf(title, sizeof title, "%s · %s · hit rate and wall time vs capacity", w->name,
+             j->c.policy == KVP_SERVE_RADIX ? "SGLang radix" : "vLLM v1");
+    int rc = kvp_serve_plot(o->plot, o->force, title, tok, j->r, j->n, &e) ? cli_fail_err(&e) : 0;
+    free(tok);
+    if (!rc && !o->json)
+        printf("\n%s: hit rate and wall time against capacity\n", o->plot);
+    return rc;
+}
+
 int sim_serve(const cli_opts *o)
 {
     serve_job j;
@@ -422,6 +449,8 @@ int sim_serve(const cli_opts *o)
             print_json(&w, &j);
         else if (!rc)
             j.sweep ? print_sweep(&w, &j) : print_table(&w, &j);
+        if (!rc && o->plot)
+            rc = plot(o, &w, &j);
         kvp_workload_free(&w);
     }
     free(j.r);

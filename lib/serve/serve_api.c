@@ -139,3 +139,22 @@ int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_re
     free(t);
     return rc;
 }
+
+int kvp_serve_plot(const char *path, int force, const char *title,
+                   const uint64_t *capacity_tokens, const kvp_serve_result *r, size_t n,
+                   kvp_error *err)
+{
+    double *v = malloc((n ? n : 1) * 3 * sizeof *v);
+    if (!v)
+        return kvp_fail(err, KVP_EINPUT, "%s: out of memory", path);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = (double)capacity_tokens[i];
+        v[n + i] = r[i].hit_rate;
+        v[2 * n + i] = r[i].wall_seconds;
+    }
+    const double *y[2] = {v + n, v + 2 * n};
+    const char *labels[2] = {"hit rate", r[0].timed ? "wall time, s (a model)" : "wall time: not modelled"};
+    int rc = kvp_svg_lines2(path, force, title, "capacity (K = 1,000 tokens)", v, n, y, labels, err);
+    free(v);
+    return rc;
+}
