@@ -174,10 +174,11 @@ static json_t *result_json(const kvp_sim_result *r, uint32_t bs)
 }
 
 static void print_json(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, size_t n,
-                       int sweep)
+                       int sweep, int caching)
 {
-    json_t *doc = json_pack("{si ss ss si}", "schema", KVPLAN_JSON_SCHEMA, "command", "sim",
-                            "workload", w->name, "block_size", (int)bs);
+    json_t *doc = json_pack("{si ss ss si sb}", "schema", KVPLAN_JSON_SCHEMA, "command", "sim",
+                            "workload", w->name, "block_size", (int)bs, "prefix_caching",
+                            caching);
     if (!sweep) {
         json_t *one = result_json(r, bs);
         json_object_update(doc, one);
@@ -200,12 +201,12 @@ static void print_json(const kvp_workload *w, uint32_t bs, const kvp_sim_result 
     json_decref(doc);
 }
 
-static void print_one(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r)
+static void print_one(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, int caching)
 {
     char a[32], b[32], c[32];
-    printf("sim %s · block %u · %s blocks (%s usable, %s tokens)\n\n", w->name, bs,
+    printf("sim %s · block %u · %s blocks (%s usable, %s tokens)%s\n\n", w->name, bs,
            fmt_int(r->num_blocks, a, sizeof a), fmt_int(r->usable_blocks, b, sizeof b),
-           fmt_int(r->usable_blocks * bs, c, sizeof c));
+           fmt_int(r->usable_blocks * bs, c, sizeof c), caching ? "" : " · prefix caching off");
     printf("requests                %15s\n", fmt_int(r->requests, a, sizeof a));
     printf("prompt tokens           %15s\n", fmt_int(r->prompt_tokens, a, sizeof a));
     printf("hit tokens              %15s   hit rate %.4f (vLLM's: hits / prompt tokens)\n",
@@ -359,11 +360,11 @@ int cmd_sim(int argc, char **argv)
     else if (kvp_sim_sweep(&w, &c, caps, n, r, &e, n > 1 && isatty(2) ? progress : NULL, NULL))
         rc = cli_fail_err(&e);
     else if (o.json)
-        print_json(&w, bs, r, n, o.sim_sweep != NULL);
+        print_json(&w, bs, r, n, o.sim_sweep != NULL, !c.no_prefix_caching);
     else if (o.sim_sweep)
         print_sweep(&w, bs, r, n);
     else
-        print_one(&w, bs, r);
+        print_one(&w, bs, r, !c.no_prefix_caching);
     free(r);
     free(caps);
     kvp_workload_free(&w);
