@@ -146,6 +146,8 @@ static int capacities(const cli_opts *o, serve_job *j)
         int rc = radix_fraction_pool(o, j);
         return rc ? rc : one_capacity(j, (j->radix_pool + bs - 1) / bs);
     }
+    if (o->capacity_tokens && j->c.policy == KVP_SERVE_RADIX)
+        j->radix_pool = o->capacity_tokens; /* SGLang's pool is in tokens: no rounding */
     uint64_t c = o->capacity_blocks ? o->capacity_blocks
                  : o->capacity_tokens ? o->capacity_tokens / bs : j->vr->num_blocks;
     if (c < 2 || c > (1ull << 24))
