@@ -210,7 +210,8 @@ static int synth_request(kvp_workload *w, size_t *cr, size_t *ch, const seg *s, 
         return kvp_fail(err, KVP_EINPUT, "%s: too many runs in a request", w->name);
     memcpy(all, s, ns * sizeof *s);
     all[ns] = (seg){SEG_ID(SEG_OUTPUT, w->n_req), output};
-    hash_blocks(all, ns + 1, w->block_size, w->hashes + r->hash_off, n);
+    if (n) /* no full block: no hashes, and maybe no array yet */
+        hash_blocks(all, ns + 1, w->block_size, w->hashes + r->hash_off, n);
     return 0;
 }
 

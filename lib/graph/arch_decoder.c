@@ -400,9 +400,9 @@ static int supported(const llm *c, const dec_style *s)
 
 int arch_decoder_build(llm *c)
 {
-    const dec_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
+    const dec_style *s = find_style(c->arch);
     if (!s)
-        return -1;
+        return ARCH_NOT_MODELLED;
     /* plm's V (a flat view) cannot be stored untransposed: llama.cpp
      * aborts reserving its graph with flash attention */
     if (s->qk == QK_PLM && c->fa)

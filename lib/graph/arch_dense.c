@@ -68,7 +68,9 @@ static void qkv(llm *c, const dense_style *s, gg_tensor *cur, const kvp_layer *L
 
 int arch_dense_build(llm *c)
 {
-    const dense_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
+    const dense_style *s = find_style(c->arch);
+    if (!s)
+        return ARCH_NOT_MODELLED;
     gg_ctx *g = c->g;
     gg_tensor *inpL = llm_inp_embd(c, c->n_embd, 0);
     llm_inp_pos(c, 1);

@@ -340,9 +340,9 @@ static int gemma3n_build(llm *c)
 
 int arch_gemma_build(llm *c)
 {
-    const gemma_style *s = find_style(c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch);
+    const gemma_style *s = find_style(c->arch);
     if (!s)
-        return -1;
+        return ARCH_NOT_MODELLED;
     if (s->version == 4)
         return gemma4_build(c);
     if (s->version == 5)

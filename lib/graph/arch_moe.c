@@ -45,7 +45,7 @@ int moe_finish(llm *c, gg_tensor *cur)
 
 const char *moe_arch_of(const llm *c)
 {
-    return c->m->gguf_arch[0] ? c->m->gguf_arch : c->m->arch;
+    return c->arch;
 }
 
 /* the loaders that create only the fused QKV (a config.json has no tensor
