@@ -89,6 +89,18 @@ static FILE *open_out(const char *path, int force, kvp_error *err)
     return f;
 }
 
+/* the document, its white background and the chart's title */
+static void header(FILE *f, const char *title)
+{
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"%d\" y=\"28\" font-family=\"sans-serif\" font-size=\"15\" fill=\"#222\">",
+            W, H, W, H, L_MARGIN);
+    escape(f, title);
+    fprintf(f, "</text>\n");
+}
+
 int kvp_svg_stacked(const char *path, int force, const char *title, const double *x, size_t n,
                     const double *const *bands, const char *const *labels, size_t n_bands,
                     kvp_error *err)
@@ -106,13 +118,7 @@ int kvp_svg_stacked(const char *path, int force, const char *title, const double
         ymax = s > ymax ? s : ymax;
     }
     ymax = ymax > 0 ? nice_step(ymax, 6) * ceil(ymax / nice_step(ymax, 6)) : 1;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%d\" y=\"28\" font-family=\"sans-serif\" font-size=\"15\" fill=\"#222\">",
-            W, H, W, H, L_MARGIN);
-    escape(f, title);
-    fprintf(f, "</text>\n");
+    header(f, title);
     axes(f, xmax, ymax, "context length (tokens)", "MiB (2^20 bytes)");
     double *base = calloc(n, sizeof *base);
     if (!base) {
@@ -215,13 +221,7 @@ int kvp_svg_lines2(const char *path, int force, const char *title, const char *x
     if (!f)
         return -1;
     frame fr = {x[0], x[n - 1], {axis_max(y[0], n), axis_max(y[1], n)}};
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%d\" y=\"28\" font-family=\"sans-serif\" font-size=\"15\" fill=\"#222\">",
-            W, H, W, H, L_MARGIN);
-    escape(f, title);
-    fprintf(f, "</text>\n");
+    header(f, title);
     line_axes(f, &fr, xlabel, labels);
     polyline(f, &fr, x, y[0], n, 0);
     polyline(f, &fr, x, y[1], n, 1);
