@@ -221,12 +221,14 @@ static int parse_fields(const char *spec, const char *args, uint64_t *v, int nee
 {
     const char *p = args;
     int n = 0;
-    while (*p && n < max) {
+    while (*p) {
         char *end;
         if (word && n >= need && (*p < '0' || *p > '9')) {
             *word = p; /* a trailing keyword, such as grouped's order */
-            return n >= need ? 0 : kvp_fail(err, KVP_EUSAGE, "%s: too few numbers", spec);
+            return 0;
         }
+        if (n == max)
+            break;
         errno = 0;
         unsigned long long x = strtoull(p, &end, 10);
         if (end == p || *p == '-' || errno || x > KVP_MAX_TOKENS || (*end && *end != ','))
@@ -291,7 +293,7 @@ static int gen_grouped(kvp_workload *w, const char *spec, const char *args, kvp_
     uint64_t v[5] = {0, 0, 0, 0, 0};
     const char *order = "cyclic";
     size_t cr = 0, ch = 0;
-    if (parse_fields(spec, args, v, 4, 6, &order, err))
+    if (parse_fields(spec, args, v, 4, 5, &order, err))
         return -1;
     int cyclic = !strcmp(order, "cyclic");
     if (!cyclic && strcmp(order, "grouped"))
