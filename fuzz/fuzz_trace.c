@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(spec, data, size);
         spec[size] = 0;
         if (kvp_workload_synthetic(spec, 16, &w, &e) == 0) {
-            if (w.n_hashes < 100000)
+            if (w.n_hashes < 100000 && w.n_req < 100000)
                 replay(&w);
             kvp_workload_free(&w);
         }
