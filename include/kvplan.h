@@ -735,6 +735,14 @@ typedef struct kvp_serve_config {
     const char *gpu;                /* NULL: A100-80GB */
     const char *engine;             /* vllm-v1 (NULL), vllm-0.5, vllm-0.6-multistep, gpu-only */
     int kv_fp8;                     /* --kv-cache-dtype fp8: KV bytes halve */
+    /* A host-memory tier behind the GPU cache (serving-sim-rules.md 3.5, vLLM's
+     * native OffloadingConnector, policy KVP_SERVE_VLLM): an LRU of whole prompt
+     * blocks, stored as they are computed, loaded back at admission after the
+     * GPU hit.  Transfers cost time in a timed replay: a latency plus the bytes
+     * over the link's sustained rate, one transfer at a time each way. */
+    uint64_t cpu_tier_bytes;        /* 0: no host tier */
+    uint64_t kv_block_bytes;        /* one block's KV over all layers (vLLM's page) */
+    int pcie_gen;                   /* 4 or 5: 25 / 50 GB/s sustained each way; 0: the GPU's */
 } kvp_serve_config;
 
 typedef struct kvp_serve_dist {
@@ -755,6 +763,15 @@ typedef struct kvp_serve_result {
     double hit_rate;                /* vLLM's metric: hits / prompt tokens, first admissions */
     uint64_t preemptions;           /* vLLM's preemptions, SGLang's retractions */
     uint64_t peak_blocks, steps, max_running;
+    /* the host tier (cpu_blocks 0: none) */
+    uint64_t cpu_blocks;            /* its capacity in blocks */
+    uint64_t cpu_hit_tokens;        /* loaded from the host at first admissions */
+    double cpu_hit_rate;            /* cpu_hit_tokens / prompt tokens, first admissions */
+    uint64_t cpu_loads, cpu_stores, cpu_evictions, cpu_skipped_stores;
+    uint64_t bytes_to_cpu, bytes_from_cpu;
+    double pcie_gbs;                /* the sustained rate each way the transfers used */
+    double load_wait_seconds;       /* summed over loads: admission to KV arrived */
+    double h2d_busy_seconds, d2h_busy_seconds;
 } kvp_serve_result;
 
 /* prefix caching and async scheduling on, burst arrivals, vLLM's policy */

@@ -205,6 +205,11 @@ static void cache_blocks(sim_pool *p, sim_req *r, uint64_t from, uint64_t to)
     }
 }
 
+void sim_pool_cache(sim_pool *p, sim_req *r, uint64_t from, uint64_t to)
+{
+    cache_blocks(p, r, from, to < r->n_blocks ? to : r->n_blocks);
+}
+
 static int alloc_blocks(sim_pool *p, sim_req *r, uint64_t n, kvp_error *err)
 {
     if (n > p->n_free)

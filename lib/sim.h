@@ -68,6 +68,11 @@ sim_hit sim_pool_lookup(const sim_pool *p, const sim_req *r, uint64_t num_tokens
 int sim_pool_allocate(sim_pool *p, sim_req *r, const sim_hit *hit, uint64_t tokens,
                       uint64_t reserve_tokens, kvp_error *err);
 
+/* Caches the request's blocks [from, to) under its hashes: blocks allocated
+ * for KV still being loaded from another tier become hittable only once it
+ * has arrived (vLLM's delay_cache_blocks). */
+void sim_pool_cache(sim_pool *p, sim_req *r, uint64_t from, uint64_t to);
+
 /* Copies the free queue, head first; returns its length. */
 size_t sim_pool_queue(const sim_pool *p, uint32_t *out, size_t cap);
 

@@ -26,15 +26,18 @@
 #include <string.h>
 
 #include "../sim.h"
+#include "cpu_tier.h"
 #include "sched_vllm.h"
 
-enum { RQ_PENDING, RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
+enum { RQ_PENDING, RQ_WAITING, RQ_LOADING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
 
 typedef struct vreq {
     uint64_t prompt, out;      /* out >= 1: vLLM samples at least one token */
     uint64_t gen;              /* outputs sampled so far */
     uint64_t computed;         /* num_computed_tokens */
     double arrival, first, done;
+    double ready;              /* RQ_LOADING: when its host-tier KV has arrived */
+    uint64_t loaded_from, loaded_to; /* the blocks that load brings */
     sim_req kv;
     int state, admitted;
 } vreq;
@@ -54,6 +57,13 @@ typedef struct vsim {
     size_t wq_head, wq_len, cap;
     uint32_t *lag;             /* async: finished, blocks freed after the next schedule */
     size_t n_lag;
+    cpu_tier *cpu;             /* the host tier, or NULL */
+    uint32_t *loading;         /* waiting for host-tier KV, in admission order */
+    size_t n_loading;
+    double h2d_free, d2h_free; /* when each link finishes its queued transfers */
+    double h2d_bps, d2h_bps, latency;
+    uint64_t chunk_bytes;      /* one block's KV over all layers */
+    int timed;                 /* transfers take time only in a timed replay */
     serve_slot *slot;          /* this step's batch, slot_req[i] its request */
     uint32_t *slot_req;
     size_t n_slot;
@@ -171,6 +181,99 @@ static void admit_arrivals(vsim *s)
         wq_push_back(s, s->order[s->next_arrival++]);
 }
 
+/* ---- the host tier (serving-sim-rules.md §3.5) ---- */
+
+/* A transfer queued on a link of `bps` bytes per second: it starts when the
+ * link is free and ends after the latency plus its bytes; returns the end. */
+static double transfer(vsim *s, double *link_free, double bps, uint64_t bytes, double *busy)
+{
+    if (!s->timed || !(bps > 0))
+        return s->now;
+    double t = s->latency + (double)bytes / bps;
+    *link_free = (*link_free > s->now ? *link_free : s->now) + t;
+    *busy += t;
+    return *link_free;
+}
+
+/* The host's consecutive blocks after the GPU hit, capped as the GPU hit is
+ * (the last prompt token is always computed). */
+static uint64_t host_hit(vsim *s, const vreq *r, const sim_hit *hit)
+{
+    if (!s->cpu || !r->kv.n_hashes)
+        return 0;
+    uint64_t limit = (num_tokens(r) - 1) / s->pool.block_size;
+    if (limit > r->kv.n_hashes)
+        limit = r->kv.n_hashes;
+    return hit->blocks < limit ? cpu_tier_match(s->cpu, r->kv.hashes, hit->blocks, limit) : 0;
+}
+
+/* WAITING_FOR_REMOTE_KVS: blocks for the GPU hit and the loaded ones (under
+ * the whole-prompt gate), the loaded ones cached only when they arrive; the
+ * request leaves the queue until then.  0, 1 when it does not fit, -1. */
+static int start_load(vsim *s, uint32_t id, const sim_hit *hit, uint64_t h_c, kvp_error *err)
+{
+    vreq *r = &s->rq[id];
+    uint64_t g = hit->blocks;
+    size_t n_hashes = r->kv.n_hashes;
+    r->kv.n_hashes = g;
+    int rc = sim_pool_allocate(&s->pool, &r->kv, hit, (g + h_c) * s->pool.block_size,
+                               num_tokens(r), err);
+    r->kv.n_hashes = n_hashes;
+    if (rc)
+        return rc;
+    r->computed = (g + h_c) * s->pool.block_size;
+    r->loaded_from = g;
+    r->loaded_to = g + h_c;
+    cpu_tier_pin(s->cpu, r->kv.hashes, g, g + h_c, 1);
+    uint64_t bytes = h_c * s->chunk_bytes;
+    r->ready = transfer(s, &s->h2d_free, s->h2d_bps, bytes, &s->out->h2d_busy_seconds);
+    s->out->bytes_from_cpu += bytes;
+    s->out->cpu_loads++;
+    s->out->load_wait_seconds += r->ready - s->now;
+    r->state = RQ_LOADING;
+    s->loading[s->n_loading++] = id;
+    return 0;
+}
+
+/* Arrived loads rejoin the front of the queue, the earliest admitted first
+ * (vLLM re-prepends the requests it skipped); their blocks become hits. */
+static void finish_loads(vsim *s)
+{
+    size_t k = 0;
+    for (size_t i = s->n_loading; i-- > 0;) {
+        uint32_t id = s->loading[i];
+        vreq *r = &s->rq[id];
+        if (r->ready > s->now)
+            continue;
+        sim_pool_cache(&s->pool, &r->kv, r->loaded_from, r->loaded_to);
+        cpu_tier_pin(s->cpu, r->kv.hashes, r->loaded_from, r->loaded_to, -1);
+        wq_push_front(s, id);
+        s->loading[i] = UINT32_MAX;
+    }
+    for (size_t i = 0; i < s->n_loading; i++)
+        if (s->loading[i] != UINT32_MAX)
+            s->loading[k++] = s->loading[i];
+    s->n_loading = k;
+}
+
+/* Eager store (offload_prompt_only): the prompt blocks this step completed
+ * go to the host, queued on the device-to-host link. */
+static void store_blocks(vsim *s, const vreq *r, const serve_slot *sl)
+{
+    uint64_t bs = s->pool.block_size, end = sl->p + sl->q, n = 0;
+    if (!s->cpu || !r->kv.n_hashes)
+        return;
+    if (end > r->prompt)
+        end = r->prompt;
+    uint64_t to = end / bs < r->kv.n_hashes ? end / bs : r->kv.n_hashes;
+    for (uint64_t i = sl->p / bs; i < to; i++)
+        n += cpu_tier_store(s->cpu, r->kv.hashes[i]) == 1;
+    if (n) {
+        s->out->bytes_to_cpu += n * s->chunk_bytes;
+        transfer(s, &s->d2h_free, s->d2h_bps, n * s->chunk_bytes, &s->out->d2h_busy_seconds);
+    }
+}
+
 /* ---- one schedule ---- */
 
 static void add_slot(vsim *s, uint32_t id, uint64_t q)
@@ -234,13 +337,14 @@ static int schedule_running(vsim *s, uint64_t *budget, kvp_error *err)
 }
 
 /* vLLM's hit rate counts a request's first admission only (§1.9) */
-static void count_first_admission(vsim *s, vreq *r)
+static void count_first_admission(vsim *s, vreq *r, uint64_t gpu_hit, uint64_t host_hit)
 {
     if (r->admitted)
         return;
     r->admitted = 1;
     s->x->lookup_tokens += r->prompt;
-    s->out->hit_tokens += r->computed;
+    s->out->hit_tokens += gpu_hit;
+    s->out->cpu_hit_tokens += host_hit;
 }
 
 /* The waiting loop: FCFS from the head, head-of-line blocking. */
@@ -256,23 +360,32 @@ static int schedule_waiting(vsim *s, uint64_t *budget, size_t lingering, kvp_err
             if (!r->kv.blocks)
                 return kvp_fail(err, KVP_EINPUT, "sim: out of memory");
         }
-        /* the lookup runs at every attempt: the cache as it is at admission */
+        /* the lookup runs at every attempt: the cache as it is at admission;
+         * a request back from a load holds its blocks and looks up nothing */
         sim_hit hit = {0, 0};
-        if (r->computed == 0)
+        uint64_t h_c = 0;
+        if (!r->kv.n_blocks) {
             hit = sim_pool_lookup(&s->pool, &r->kv, num_tokens(r));
-        r->computed = hit.blocks * s->pool.block_size;
+            r->computed = hit.blocks * s->pool.block_size;
+            h_c = host_hit(s, r, &hit);
+        }
         uint64_t q = new_tokens(s, r, *budget);
-        int rc = q ? sim_pool_allocate(&s->pool, &r->kv, &hit, r->computed + q, num_tokens(r),
-                                       err)
-                   : 1;
+        int rc = h_c ? start_load(s, id, &hit, h_c, err)
+                 : q ? sim_pool_allocate(&s->pool, &r->kv, &hit, r->computed + q, num_tokens(r),
+                                         err)
+                     : 1;
         if (rc) {
-            r->computed = 0;
+            if (!r->kv.n_blocks)
+                r->computed = 0;
             return rc < 0 ? -1 : 0;
         }
         wq_pop_front(s);
+        count_first_admission(s, r, hit.blocks * s->pool.block_size,
+                              h_c * s->pool.block_size);
+        if (h_c)
+            continue; /* parked until its KV arrives; takes no budget */
         s->run[s->n_run++] = id;
         r->state = RQ_RUNNING;
-        count_first_admission(s, r);
         add_slot(s, id, q);
         *budget -= q;
     }
@@ -311,6 +424,7 @@ static void finish_step(vsim *s)
     for (size_t i = 0; i < s->n_slot; i++) {
         vreq *r = &s->rq[s->slot_req[i]];
         s->out->prefill_tokens_computed += prefill_part(r, &s->slot[i]);
+        store_blocks(s, r, &s->slot[i]);
         r->computed += s->slot[i].q;
         if (!s->slot[i].samples)
             continue;
@@ -354,8 +468,13 @@ static int price_step(vsim *s, serve_cost_fn cost, void *arg, double *dt, kvp_er
  * when nobody is left; anyone left who cannot run is an error, not a loop. */
 static int idle(vsim *s, kvp_error *err)
 {
-    if (s->next_arrival < s->n_order) {
-        double t = s->rq[s->order[s->next_arrival]].arrival;
+    double t = -1;
+    if (s->next_arrival < s->n_order)
+        t = s->rq[s->order[s->next_arrival]].arrival;
+    for (size_t i = 0; i < s->n_loading; i++)
+        if (t < 0 || s->rq[s->loading[i]].ready < t)
+            t = s->rq[s->loading[i]].ready;
+    if (t >= 0) {
         if (t > s->now)
             s->now = t;
         s->visible = s->now;
@@ -376,6 +495,7 @@ static int step(vsim *s, serve_cost_fn cost, void *arg, kvp_error *err)
     size_t lingering = s->n_lag; /* async: finished, still in vLLM's running list */
     s->n_slot = 0;
     admit_arrivals(s);
+    finish_loads(s);
     int pre = schedule_running(s, &budget, err);
     if (pre < 0 || (!pre && schedule_waiting(s, &budget, lingering, err)))
         return -1;
@@ -461,6 +581,15 @@ static int report(vsim *s, kvp_error *err)
         o->output_tps = (double)o->output_tokens / o->wall_seconds;
     }
     o->hit_rate = s->x->lookup_tokens ? (double)o->hit_tokens / (double)s->x->lookup_tokens : 0;
+    if (s->cpu) {
+        o->cpu_hit_rate = s->x->lookup_tokens
+                              ? (double)o->cpu_hit_tokens / (double)s->x->lookup_tokens
+                              : 0;
+        o->cpu_blocks = s->cpu->capacity;
+        o->cpu_stores = s->cpu->stores;
+        o->cpu_evictions = s->cpu->evictions;
+        o->cpu_skipped_stores = s->cpu->skipped;
+    }
     o->peak_blocks = s->pool.peak;
     free(ttft);
     free(tpot);
@@ -468,6 +597,28 @@ static int report(vsim *s, kvp_error *err)
 }
 
 /* ---- setup and teardown ---- */
+
+/* The host tier holds whole blocks: floor(bytes / one block's KV).  With
+ * prefix caching off there are no block hashes, so no tier either. */
+static int configure_host_tier(vsim *s, const serve_config *c, kvp_error *err)
+{
+    if (!c->cpu_tier_bytes || !s->caching)
+        return 0;
+    if (!(s->chunk_bytes = c->kv_block_bytes))
+        return kvp_fail(err, KVP_EUSAGE, "sim: a host tier needs one block's KV bytes "
+                        "(a MODEL)");
+    if (c->cpu_tier_bytes < s->chunk_bytes)
+        return kvp_fail(err, KVP_EUSAGE, "sim: a host tier of %llu bytes holds no %llu-byte "
+                        "block", (unsigned long long)c->cpu_tier_bytes,
+                        (unsigned long long)s->chunk_bytes);
+    s->h2d_bps = c->h2d_bytes_per_s;
+    s->d2h_bps = c->d2h_bytes_per_s;
+    s->latency = c->transfer_latency_s;
+    s->cpu = calloc(1, sizeof *s->cpu);
+    if (!s->cpu)
+        return kvp_fail(err, KVP_EINPUT, "sim: out of memory");
+    return cpu_tier_init(s->cpu, c->cpu_tier_bytes / s->chunk_bytes, s->w->n_hashes, err);
+}
 
 static int configure(vsim *s, const kvp_workload *w, const serve_config *c, kvp_error *err)
 {
@@ -492,9 +643,11 @@ static int configure(vsim *s, const kvp_workload *w, const serve_config *c, kvp_
     s->lag = malloc(s->cap * sizeof *s->lag);
     s->slot = malloc(s->cap * sizeof *s->slot);
     s->slot_req = malloc(s->cap * sizeof *s->slot_req);
-    if (!s->rq || !s->order || !s->run || !s->wq || !s->lag || !s->slot || !s->slot_req)
+    s->loading = malloc(s->cap * sizeof *s->loading);
+    if (!s->rq || !s->order || !s->run || !s->wq || !s->lag || !s->slot || !s->slot_req ||
+        !s->loading)
         return kvp_fail(err, KVP_EINPUT, "sim: %zu requests: out of memory", s->n);
-    return 0;
+    return configure_host_tier(s, c, err);
 }
 
 static void teardown(vsim *s)
@@ -508,6 +661,10 @@ static void teardown(vsim *s)
     free(s->lag);
     free(s->slot);
     free(s->slot_req);
+    free(s->loading);
+    if (s->cpu)
+        cpu_tier_destroy(s->cpu);
+    free(s->cpu);
     sim_pool_destroy(&s->pool);
 }
 
@@ -522,6 +679,7 @@ int serve_vllm_run_x(const kvp_workload *w, const double *arrival_s, const serve
     memset(&x, 0, sizeof x);
     s.out = out;
     s.x = &x;
+    s.timed = cost != NULL;
     int rc = configure(&s, w, c, err);
     if (!rc)
         rc = init_requests(&s, arrival_s, err);

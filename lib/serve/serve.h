@@ -53,9 +53,13 @@ typedef struct serve_config {
     int prefix_caching;           /* 0: --no-enable-prefix-caching */
     int async_scheduling;         /* vLLM's default 1: frees and arrivals a step late */
     int radix_lpm;                /* SGLang: 1 longest-prefix-match, 0 FCFS */
+    /* The host tier (§3.5): an LRU of whole prompt blocks, stored as they
+     * are computed and loaded back at admission.  Transfers take time only
+     * in a timed replay (a cost function): latency plus bytes over the
+     * link's sustained rate, one transfer at a time per direction. */
     uint64_t cpu_tier_bytes;      /* 0: no host tier */
-    double h2d_bytes_per_s, d2h_bytes_per_s;
-    uint64_t kv_bytes_per_token;  /* for the host tier's transfers */
+    double h2d_bytes_per_s, d2h_bytes_per_s, transfer_latency_s;
+    uint64_t kv_block_bytes;      /* one block's KV over all layers */
 } serve_config;
 
 /* What a replay reports (schema 1 of `kvplan sim --concurrent --json`). */
@@ -67,6 +71,11 @@ typedef struct serve_result {
     uint64_t prefill_tokens_computed; /* recomputation after preemption included */
     uint64_t hit_tokens, cpu_hit_tokens, bytes_to_cpu, bytes_from_cpu;
     double hit_rate;              /* vLLM's metric: first admissions only */
+    double cpu_hit_rate;          /* host-tier hits / prompt tokens, first admissions */
+    uint64_t cpu_blocks;          /* the host tier's capacity, blocks (0: none) */
+    uint64_t cpu_stores, cpu_evictions, cpu_skipped_stores, cpu_loads;
+    double load_wait_seconds;     /* summed over loads: admission to KV arrived */
+    double h2d_busy_seconds, d2h_busy_seconds; /* each link's transfer time */
     uint64_t preemptions, peak_blocks, steps;
 } serve_result;
 

@@ -46,6 +46,26 @@ static void to_internal(const kvp_serve_config *c, serve_config *s)
     s->prefix_caching = c->prefix_caching;
     s->async_scheduling = c->async_scheduling;
     s->radix_lpm = c->radix_lpm;
+    s->cpu_tier_bytes = c->cpu_tier_bytes;
+    s->kv_block_bytes = c->kv_block_bytes;
+}
+
+/* The host link's sustained rate each way (serving-sim-rules.md 3.5 rule 6:
+ * about 80% of PCIe x16's raw rate, measured 25 GB/s on gen4 hosts and
+ * 50 GB/s on an H100's gen5) and BLIS's 1 us per transfer. */
+static int host_link(const kvp_serve_config *c, serve_config *s, double *gbs, kvp_error *err)
+{
+    int gen = c->pcie_gen;
+    if (!gen) {
+        const kvp_gpu *g = kvp_gpu_find(c->gpu ? c->gpu : "A100-80GB");
+        gen = g && g->host_link_gbs > 40 ? 5 : 4;
+    }
+    if (gen != 4 && gen != 5)
+        return kvp_fail(err, KVP_EUSAGE, "--pcie gen%d: gen4 or gen5", gen);
+    *gbs = gen == 5 ? 50 : 25;
+    s->h2d_bytes_per_s = s->d2h_bytes_per_s = *gbs * 1e9;
+    s->transfer_latency_s = 1e-6;
+    return 0;
 }
 
 /* The step-time model for c->model on c->gpu; *t stays unused without a model. */
@@ -91,6 +111,18 @@ static void copy_result(const serve_result *r, double api_s, kvp_serve_result *o
     o->preemptions = r->preemptions;
     o->peak_blocks = r->peak_blocks;
     o->steps = r->steps;
+    o->cpu_blocks = r->cpu_blocks;
+    o->cpu_hit_tokens = r->cpu_hit_tokens;
+    o->cpu_hit_rate = r->cpu_hit_rate;
+    o->cpu_loads = r->cpu_loads;
+    o->cpu_stores = r->cpu_stores;
+    o->cpu_evictions = r->cpu_evictions;
+    o->cpu_skipped_stores = r->cpu_skipped_stores;
+    o->bytes_to_cpu = r->bytes_to_cpu;
+    o->bytes_from_cpu = r->bytes_from_cpu;
+    o->load_wait_seconds = r->load_wait_seconds;
+    o->h2d_busy_seconds = r->h2d_busy_seconds;
+    o->d2h_busy_seconds = r->d2h_busy_seconds;
 }
 
 static int run_policy(const kvp_workload *w, const double *at, const kvp_serve_config *c,
@@ -99,7 +131,13 @@ static int run_policy(const kvp_workload *w, const double *at, const kvp_serve_c
 {
     serve_config s;
     to_internal(c, &s);
+    if (c->cpu_tier_bytes && host_link(c, &s, &out->pcie_gbs, err))
+        return -1;
     if (c->policy == KVP_SERVE_RADIX) {
+        if (c->cpu_tier_bytes)
+            return kvp_fail(err, KVP_EUSAGE, "sim: the host tier is vLLM's offloading "
+                            "connector; --policy radix has none (SGLang's HiCache is not "
+                            "modelled)");
         if (serve_radix_run(w, at, &s, cost, arg, r, err))
             return -1;
         out->rejected = w->n_req - r->requests; /* the radix replay skips them */

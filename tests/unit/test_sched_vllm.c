@@ -438,6 +438,63 @@ static void preemption_at_scale(void)
     kvp_workload_free(&w);
 }
 
+/* The host tier (serving-sim-rules.md 3.5), block 4, 3 usable blocks,
+ * 1 ms steps, synchronous; a block is 1,000 bytes and each link moves
+ * 1,000 bytes/s (one block a second), no latency; the tier holds 10 blocks.
+ *  1 (t 0): A (9 tokens: a1 a2 + 1) computes 0+9 and finishes; its two
+ *     full prompt blocks go to the host (2,000 bytes).  Freed.
+ *  2 (t 1 ms): B (b1 b2 + 1) takes all 3 blocks, evicting a1 a2 on the
+ *     GPU; b1 b2 stored.
+ *  3 (t 2 ms): C (a1 a2 + 1): no GPU hit; the host holds a1 a2: C takes
+ *     blocks for 8 tokens (under the gate for 9) and waits 2 s for 2,000
+ *     bytes; nothing runs.
+ *  4 (t 2.002 s): the load is in; C computes its last token: 8+1.
+ * TTFT: A 1 ms, B 1 ms, C 2.001 s.  Without the tier C computes all 9. */
+static void host_tier(void)
+{
+    hand h;
+    rec r = {.step_s = 0.001};
+    serve_result o;
+    serve_vllm_extra x;
+    hand_init(&h, 4);
+    hand_add(&h, 9, 1, 0, (uint64_t[]){101, 102}, 2);
+    hand_add(&h, 9, 1, 0.001, (uint64_t[]){201, 202}, 2);
+    hand_add(&h, 9, 1, 0.002, (uint64_t[]){101, 102}, 2);
+    serve_config c = small(4, 4, 16);
+    c.cpu_tier_bytes = 10000;
+    c.kv_block_bytes = 1000;
+    c.h2d_bytes_per_s = c.d2h_bytes_per_s = 1000;
+    CHECK("host: runs", run(&h, &c, &r, &o, &x) == 0);
+    CHECK("host: C loads a1 a2 and computes its last token", !strcmp(r.log, "0+9*|0+9*|8+1*"));
+    CHECK("host: 8 tokens from the host, none from the GPU",
+          o.cpu_hit_tokens == 8 && o.hit_tokens == 0 && near(o.cpu_hit_rate, 8.0 / 27));
+    CHECK("host: 4 blocks stored, 1 load; 4,000 bytes out, 2,000 back",
+          o.cpu_stores == 4 && o.cpu_loads == 1 && o.bytes_to_cpu == 4000 &&
+              o.bytes_from_cpu == 2000 && o.cpu_blocks == 10);
+    CHECK("host: the load waits 2 s; the links were busy 2 s and 4 s",
+          near(o.load_wait_seconds, 2.0) && near(o.h2d_busy_seconds, 2.0) &&
+              near(o.d2h_busy_seconds, 4.0));
+    CHECK("host: C's TTFT 2.001 s, wall 2.003 s, 19 tokens computed",
+          fabs(o.ttft.p99 - 2.001) < 1e-9 && fabs(o.wall_seconds - 2.003) < 1e-9 &&
+              o.prefill_tokens_computed == 19);
+    c.cpu_tier_bytes = 0;
+    CHECK("no host: C computes all 9", run(&h, &c, &r, &o, &x) == 0 &&
+                                           !strcmp(r.log, "0+9*|0+9*|0+9*") &&
+                                           o.cpu_hit_tokens == 0 && o.bytes_to_cpu == 0);
+    c.cpu_tier_bytes = 1999; /* one block: each store but the first evicts */
+    CHECK("a one-block host: a2 evicted a1, the match stops at once",
+          run(&h, &c, &r, &o, &x) == 0 && !strcmp(r.log, "0+9*|0+9*|0+9*") &&
+              o.cpu_stores == 6 && o.cpu_evictions == 5 && o.cpu_hit_tokens == 0);
+    c.cpu_tier_bytes = 999;
+    kvp_error e;
+    CHECK("a host smaller than a block is refused",
+          serve_vllm_run(&h.w, h.at, &c, NULL, NULL, &o, &e) != 0 && strstr(e.msg, "holds no"));
+    c.cpu_tier_bytes = 10000;
+    c.prefix_caching = 0;
+    CHECK("caching off: no tier either", run(&h, &c, &r, &o, &x) == 0 && o.cpu_blocks == 0 &&
+                                             o.bytes_to_cpu == 0);
+}
+
 int main(void)
 {
     chunked_prefill();
@@ -450,5 +507,6 @@ int main(void)
     preemption_at_scale();
     shared_prefix();
     cyclic();
+    host_tier();
     return check_failures != 0;
 }
