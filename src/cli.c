@@ -75,6 +75,9 @@ static const struct opt {
     {"no-async-scheduling", {"--no-async-scheduling", NULL}, 0},
     {"mem-fraction-static", {"--mem-fraction-static", NULL}, 1},
     {"plot", {"--plot", NULL}, 1},
+    {"cpu-tier", {"--cpu-tier", NULL}, 1},
+    {"pcie", {"--pcie", NULL}, 1},
+    {"rate-sweep", {"--rate-sweep", NULL}, 1},
     {"apply", {"--apply", NULL}, 1},
     {"host-memory", {"--host-memory", NULL}, 1},
     {"explain", {"--explain", NULL}, 0},
@@ -180,7 +183,7 @@ static int set_vllm_opt(const char *k, const char *arg, const char *val, cli_opt
 
 /* sim --concurrent's own options */
 #define SERVE_KEYS "concurrent policy arrivals rate seed no-async-scheduling " \
-                   "mem-fraction-static plot"
+                   "mem-fraction-static plot cpu-tier pcie rate-sweep"
 
 /* A number in (lo, hi]: the whole text, finite. */
 static int set_real(const char *arg, const char *val, double lo, double hi, double *out)
@@ -203,6 +206,18 @@ static int set_serve_opt(const char *k, const char *arg, const char *val, cli_op
         *(k[1] == 'o' ? &o->sim_policy : k[0] == 'a' ? &o->sim_arrivals : &o->plot) = val;
     else if (!strcmp(k, "rate"))
         return set_real(arg, val, 0, 1e9, &o->sim_rate);
+    else if (!strcmp(k, "rate-sweep"))
+        o->rate_sweep = val;
+    else if (!strcmp(k, "cpu-tier")) {
+        if (kvp_parse_bytes(val, &o->cpu_tier) || !o->cpu_tier)
+            return cli_fail(EXIT_USAGE, "%s %s: a size such as 64GiB, 100GB or 68719476736", arg,
+                            val);
+    } else if (!strcmp(k, "pcie")) {
+        if (strcmp(val, "gen4") && strcmp(val, "gen5"))
+            return cli_fail(EXIT_USAGE, "%s %s: gen4 (25 GB/s sustained each way) or gen5 "
+                            "(50 GB/s)", arg, val);
+        o->pcie_gen = val[3] - '0';
+    }
     else if (!strcmp(k, "mem-fraction-static"))
         return set_real(arg, val, 0, 1, &o->mem_fraction);
     else if (!strcmp(k, "seed")) {

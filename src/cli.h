@@ -62,6 +62,9 @@ typedef struct cli_opts {
     int sim_concurrent, no_async;
     const char *sim_policy, *sim_arrivals, *plot;
     double sim_rate, mem_fraction;   /* 0: not given */
+    const char *rate_sweep;          /* --rate-sweep A..B[/P], requests per second */
+    uint64_t cpu_tier;               /* --cpu-tier SIZE, bytes (0: none) */
+    int pcie_gen;                    /* --pcie gen4|gen5 (0: the GPU's) */
     uint64_t sim_seed;
     const char *family;      /* --family NAME: read the config.json by this rule set */
     const char *revision;    /* --revision REV: a Hub branch, tag or commit */

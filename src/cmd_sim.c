@@ -316,7 +316,9 @@ static int sequential_only(const cli_opts *o)
 {
     const char *opt = o->sim_policy ? "--policy" : o->sim_arrivals ? "--arrivals"
                       : o->sim_rate > 0 ? "--rate" : o->no_async ? "--no-async-scheduling"
-                      : o->mem_fraction > 0 ? "--mem-fraction-static" : o->plot ? "--plot" : NULL;
+                      : o->mem_fraction > 0 ? "--mem-fraction-static" : o->plot ? "--plot"
+                      : o->cpu_tier ? "--cpu-tier" : o->pcie_gen ? "--pcie"
+                      : o->rate_sweep ? "--rate-sweep" : NULL;
     if (opt)
         return cli_fail(EXIT_USAGE, "sim: %s needs --concurrent (the sequential replay has no "
                         "scheduler or clock)", opt);
@@ -330,7 +332,8 @@ int cmd_sim(int argc, char **argv)
         return fputs(help, stdout), 0;
     int rc = cli_parse(argc, argv, "trace workload capacity-blocks capacity-tokens sweep "
                        "block-size json vllm family concurrent policy arrivals rate seed "
-                       "no-async-scheduling mem-fraction-static plot force", &o);
+                       "no-async-scheduling mem-fraction-static plot force cpu-tier pcie "
+                       "rate-sweep", &o);
     if (rc)
         return rc;
     if (!o.sim_trace == !o.sim_workload)

@@ -25,6 +25,7 @@ typedef struct serve_job {
     kvp_model *m;              /* NULL: tokens only */
     kvp_vllm_result *vr;       /* the model's vLLM pool, when m */
     uint64_t *caps;            /* capacities in blocks */
+    double *rates;             /* --rate-sweep: one Poisson rate per run, else NULL */
     size_t n;
     uint64_t radix_pool;       /* --mem-fraction-static's pool in tokens, or 0 */
     int sweep, compare;        /* compare: caching on, and a second run with it off */
@@ -72,6 +73,60 @@ static int parse_arrivals(const cli_opts *o, kvp_serve_config *c)
     c->arrivals = (kvp_serve_arrivals)k;
     c->rate = o->sim_rate;
     c->seed = o->sim_seed;
+    return 0;
+}
+
+/* --cpu-tier SIZE [--pcie gen4|gen5]: vLLM's native offloading connector,
+ * whose blocks are MODEL's pages. */
+static int host_tier(const cli_opts *o, serve_job *j)
+{
+    if (!o->cpu_tier)
+        return o->pcie_gen ? cli_fail(EXIT_USAGE, "--pcie: the host link of --cpu-tier SIZE; "
+                                      "give the tier") : 0;
+    if (j->c.policy != KVP_SERVE_VLLM)
+        return cli_fail(EXIT_USAGE, "--cpu-tier: vLLM's offloading connector; --policy radix "
+                        "has no host tier (SGLang's HiCache is not modelled)");
+    if (!j->m)
+        return cli_fail(EXIT_USAGE, "--cpu-tier: needs a MODEL (one block's KV bytes size the "
+                        "tier)");
+    j->c.cpu_tier_bytes = o->cpu_tier;
+    j->c.kv_block_bytes = j->vr->pool_block_bytes;
+    j->c.pcie_gen = o->pcie_gen;
+    return 0;
+}
+
+/* "A..B[/P]" requests per second: P rates from A to B, evenly spaced */
+static int rate_sweep(const char *s, serve_job *j)
+{
+    char buf[64], *end, *dots = strstr(s, "..");
+    double a = 0, b = 0;
+    unsigned long p = 5;
+    int ok = dots && (size_t)(dots - s) < sizeof buf && dots > s;
+    if (ok) { /* strtod would read "1." of "1..16" */
+        memcpy(buf, s, (size_t)(dots - s));
+        buf[dots - s] = 0;
+        a = strtod(buf, &end);
+        ok = end != buf && !*end;
+    }
+    if (ok) {
+        b = strtod(dots + 2, &end);
+        ok = end != dots + 2;
+    }
+    if (ok && *end == '/') {
+        const char *q = end + 1;
+        p = strtoul(q, &end, 10);
+        ok = end != q && *q >= '0' && *q <= '9';
+    }
+    if (!ok || *end || !(a > 0) || !(b > a) || b > 1e9 || p < 2 || p > 64)
+        return cli_fail(EXIT_USAGE, "--rate-sweep %s: A..B[/P], 0 < A < B requests per "
+                        "second, 2 to 64 points (default 5)", s);
+    if (!(j->rates = malloc(p * sizeof *j->rates)))
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    for (unsigned long i = 0; i < p; i++)
+        j->rates[i] = a + (b - a) * (double)i / (double)(p - 1);
+    j->n = p;
+    j->sweep = 1;
+    j->c.arrivals = KVP_ARRIVE_POISSON;
     return 0;
 }
 
@@ -140,6 +195,9 @@ static int capacities(const cli_opts *o, serve_job *j)
     if (!given && !j->m)
         return cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
                         "--sweep or a MODEL (see kvplan sim --help)");
+    if (o->sim_sweep && o->rate_sweep)
+        return cli_fail(EXIT_USAGE, "sim: one sweep at a time: --sweep (capacity) or "
+                        "--rate-sweep (request rate)");
     if (o->sim_sweep)
         return j->sweep = 1, sim_parse_sweep(o->sim_sweep, &j->caps, &j->n);
     if (o->mem_fraction > 0) {
@@ -154,17 +212,26 @@ static int capacities(const cli_opts *o, serve_job *j)
         return cli_fail(EXIT_INPUT, "sim: a capacity of %llu blocks of %u tokens: the pool "
                         "needs 2 to 2^24 blocks (the null block and one usable)",
                         (unsigned long long)c, bs);
-    return one_capacity(j, c);
+    int rc = one_capacity(j, c);
+    return rc || !o->rate_sweep ? rc : rate_sweep(o->rate_sweep, j);
 }
 
 static int setup(const cli_opts *o, serve_job *j)
 {
     int rc;
     kvp_serve_defaults(&j->c);
-    if ((rc = parse_policy(o, &j->c)) || (rc = parse_arrivals(o, &j->c)))
+    if ((rc = parse_policy(o, &j->c)))
         return rc;
+    if (o->rate_sweep && (o->sim_rate > 0 || (o->sim_arrivals &&
+                                                strcmp(o->sim_arrivals, "poisson"))))
+        return cli_fail(EXIT_USAGE, "--rate-sweep: Poisson arrivals at each rate; drop --rate "
+                        "and --arrivals");
+    if (!o->rate_sweep && (rc = parse_arrivals(o, &j->c)))
+        return rc;
+    j->c.seed = o->sim_seed;
     if (o->plot && !o->sim_sweep)
-        return cli_fail(EXIT_USAGE, "--plot %s: draws a sweep; give --sweep A..B[/P]", o->plot);
+        return cli_fail(EXIT_USAGE, "--plot %s: draws a capacity sweep; give --sweep A..B[/P]",
+                        o->plot);
     /* refused before the replay, not after it (kvp_serve_plot checks again) */
     if (o->plot && !o->force && access(o->plot, F_OK) == 0)
         return cli_fail(EXIT_INPUT, "%s: exists; give --force to overwrite it", o->plot);
@@ -181,6 +248,8 @@ static int setup(const cli_opts *o, serve_job *j)
         j->c.max_num_seqs = VLLM_DEFAULT_SEQS;
     j->c.prefix_caching = o->prefix_caching != 0;
     j->c.async_scheduling = !o->no_async;
+    if ((rc = host_tier(o, j)))
+        return rc;
     return capacities(o, j);
 }
 
@@ -195,7 +264,9 @@ static int run(const kvp_workload *w, serve_job *j)
         return cli_fail(EXIT_INPUT, "sim: out of memory");
     for (size_t i = 0; i < n; i++) {
         kvp_serve_config c = j->c;
-        c.num_blocks = j->caps[j->sweep ? i : 0];
+        c.num_blocks = j->caps[j->sweep && !j->rates ? i : 0];
+        if (j->rates)
+            c.rate = j->rates[i];
         c.pool_tokens = j->radix_pool;
         c.prefix_caching = j->compare ? i == 0 : j->c.prefix_caching;
         if (kvp_serve_run(w, &c, &j->r[i], &e))
@@ -212,6 +283,28 @@ static json_t *dist_json(const kvp_serve_dist *d, int timed)
         return json_null();
     return json_pack("{sf sf sf sf}", "mean", d->mean, "p50", d->p50, "p90", d->p90, "p99",
                      d->p99);
+}
+
+/* the host tier's figures, or null without one */
+static json_t *cpu_tier_json(const kvp_serve_result *r)
+{
+    if (!r->cpu_blocks)
+        return json_null();
+    json_t *o = json_pack("{sI sf sI sf sI sI sI sI}",
+        "capacity_blocks", (json_int_t)r->cpu_blocks, "pcie_gbs_each_way", r->pcie_gbs,
+        "hit_tokens", (json_int_t)r->cpu_hit_tokens, "hit_rate", r->cpu_hit_rate,
+        "loads", (json_int_t)r->cpu_loads, "stores", (json_int_t)r->cpu_stores,
+        "evictions", (json_int_t)r->cpu_evictions,
+        "skipped_stores", (json_int_t)r->cpu_skipped_stores);
+    json_t *t = json_pack("{sI sI so so so}",
+        "bytes_to_cpu", (json_int_t)r->bytes_to_cpu,
+        "bytes_from_cpu", (json_int_t)r->bytes_from_cpu,
+        "load_wait_seconds", r->timed ? json_real(r->load_wait_seconds) : json_null(),
+        "h2d_busy_seconds", r->timed ? json_real(r->h2d_busy_seconds) : json_null(),
+        "d2h_busy_seconds", r->timed ? json_real(r->d2h_busy_seconds) : json_null());
+    json_object_update(o, t);
+    json_decref(t);
+    return o;
 }
 
 static json_t *result_json(const kvp_serve_result *r)
@@ -233,6 +326,9 @@ static json_t *result_json(const kvp_serve_result *r)
         "steps", (json_int_t)r->steps, "max_running", (json_int_t)r->max_running);
     json_object_update(o, t);
     json_decref(t);
+    json_object_set_new(o, "hits", json_pack("{sI sI}", "gpu", (json_int_t)r->hit_tokens, "cpu",
+                                             (json_int_t)r->cpu_hit_tokens));
+    json_object_set_new(o, "cpu_tier", cpu_tier_json(r));
     return o;
 }
 
@@ -248,9 +344,13 @@ static json_t *time_model_json(const kvp_serve_result *r)
 
 static json_t *capacity_json(const serve_job *j, size_t i)
 {
-    uint64_t tokens = j->radix_pool ? j->radix_pool : j->caps[i] * j->c.block_size;
-    return json_pack("{sI sI}", "capacity_blocks", (json_int_t)j->caps[i], "capacity_tokens",
-                     (json_int_t)tokens);
+    size_t k = j->rates ? 0 : i;
+    uint64_t tokens = j->radix_pool ? j->radix_pool : j->caps[k] * j->c.block_size;
+    json_t *o = json_pack("{sI sI}", "capacity_blocks", (json_int_t)j->caps[k],
+                          "capacity_tokens", (json_int_t)tokens);
+    if (j->rates)
+        json_object_set_new(o, "rate", json_real(j->rates[i]));
+    return o;
 }
 
 static json_t *config_json(const serve_job *j)
@@ -262,7 +362,7 @@ static json_t *config_json(const serve_job *j)
         "max_num_seqs", c->max_num_seqs ? json_integer(c->max_num_seqs) : json_null(),
         "max_model_len", (json_int_t)c->max_model_len, "prefix_caching", c->prefix_caching,
         "async_scheduling", c->async_scheduling, "arrivals", arrival_names[c->arrivals],
-        "rate", c->arrivals == KVP_ARRIVE_POISSON ? json_real(c->rate) : json_null(),
+        "rate", c->arrivals == KVP_ARRIVE_POISSON && !j->rates ? json_real(c->rate) : json_null(),
         "seed", (json_int_t)c->seed);
 }
 
@@ -286,6 +386,8 @@ static void print_json(const kvp_workload *w, const serve_job *j)
         "policy", j->c.policy == KVP_SERVE_RADIX ? "radix" : "vllm", "workload", w->name,
         "block_size", (int)j->c.block_size, "scheduler", config_json(j),
         "time_model", time_model_json(&j->r[0]));
+    if (j->sweep)
+        json_object_set_new(doc, "sweep", json_string(j->rates ? "rate" : "capacity"));
     if (j->sweep) {
         json_t *pts = json_array();
         for (size_t i = 0; i < j->n; i++) {
@@ -330,7 +432,9 @@ static void print_header(const kvp_workload *w, const serve_job *j)
         printf("async scheduling %s · ", c->async_scheduling ? "on" : "off");
     printf("prefix caching %s · arrivals %s", c->prefix_caching ? "on" : "off",
            arrival_names[c->arrivals]);
-    if (c->arrivals == KVP_ARRIVE_POISSON)
+    if (j->rates)
+        printf(" (each rate below, seed %llu)", (unsigned long long)c->seed);
+    else if (c->arrivals == KVP_ARRIVE_POISSON)
         printf(" (%g/s, seed %llu)", c->rate, (unsigned long long)c->seed);
     const kvp_serve_result *r = &j->r[0];
     if (r->timed)
@@ -364,6 +468,18 @@ static const row rows[] = {
     ROW("steps", 0, steps),
 };
 
+/* shown when a host tier is configured */
+static const row cpu_rows[] = {
+    ROW("host tier (blocks)", 0, cpu_blocks),
+    ROW("host hit tokens", 0, cpu_hit_tokens), ROW("host hit rate", 2, cpu_hit_rate),
+    ROW("host loads", 0, cpu_loads), ROW("host stores", 0, cpu_stores),
+    ROW("host evictions", 0, cpu_evictions), ROW("bytes to host", 0, bytes_to_cpu),
+    ROW("bytes from host", 0, bytes_from_cpu), ROW("load wait, summed (s)", 1,
+                                                   load_wait_seconds),
+    ROW("host-to-GPU busy (s)", 1, h2d_busy_seconds),
+    ROW("GPU-to-host busy (s)", 1, d2h_busy_seconds),
+};
+
 static void print_cell(const row *rw, const kvp_serve_result *r)
 {
     const char *p = (const char *)r + rw->off;
@@ -382,20 +498,35 @@ static void print_cell(const row *rw, const kvp_serve_result *r)
         printf(rw->kind == 1 ? " %18.4f" : rw->kind == 2 ? " %18.4f" : " %18.1f", v);
 }
 
+static void print_rows(const row *rs, size_t n, const serve_job *j)
+{
+    for (size_t k = 0; k < n; k++) {
+        printf("%-30s", rs[k].label);
+        for (size_t i = 0; i < (j->compare ? 2u : 1u); i++)
+            print_cell(&rs[k], &j->r[i]);
+        putchar('\n');
+    }
+}
+
 static void print_table(const kvp_workload *w, const serve_job *j)
 {
-    char a[32], b[32];
+    char a[32], b[32], c[32];
     print_header(w, j);
     uint64_t tokens = j->radix_pool ? j->radix_pool : j->caps[0] * j->c.block_size;
     printf("pool: %s blocks (%s tokens)\n\n", fmt_int(j->caps[0], a, sizeof a),
            fmt_int(tokens, b, sizeof b));
     printf("%-30s %18s%s\n", "", j->c.prefix_caching ? "prefix caching on" : "prefix caching off",
            j->compare ? "  prefix caching off" : "");
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-        printf("%-30s", rows[k].label);
-        for (size_t i = 0; i < (j->compare ? 2u : 1u); i++)
-            print_cell(&rows[k], &j->r[i]);
-        putchar('\n');
+    print_rows(rows, sizeof rows / sizeof rows[0], j);
+    if (j->c.cpu_tier_bytes) {
+        printf("\nhost tier: %s bytes, %s blocks of %s bytes, PCIe %.0f GB/s each way "
+               "(sustained; a model)\n", fmt_int(j->c.cpu_tier_bytes, a, sizeof a),
+               fmt_int(j->r[0].cpu_blocks, b, sizeof b), fmt_int(j->c.kv_block_bytes, c,
+                                                                 sizeof c), j->r[0].pcie_gbs);
+        print_rows(cpu_rows, sizeof cpu_rows / sizeof cpu_rows[0], j);
+        if (j->r[0].timed && j->r[0].d2h_busy_seconds > j->r[0].wall_seconds)
+            printf("note: the stores keep the GPU-to-host link busier than the run is long; "
+                   "vLLM would hold blocks until they are copied, which this model does not\n");
     }
     if (j->compare && j->r[0].timed)
         printf("\nprefix caching: wall time %.4f s on, %.4f s off: %.2fx as fast (a model)\n",
@@ -406,16 +537,28 @@ static void print_sweep(const kvp_workload *w, const serve_job *j)
 {
     char a[32], b[32], c[32];
     print_header(w, j);
-    printf("%12s %14s %9s %12s %10s %10s %11s %12s\n", "blocks", "tokens", "hit rate", "wall s",
-           "TTFT p50", "TPOT p50", "preemptions", "peak blocks");
+    if (j->rates)
+        printf("pool: %s blocks (%s tokens)\n\n%12s %14s", fmt_int(j->caps[0], a, sizeof a),
+               fmt_int(j->caps[0] * j->c.block_size, b, sizeof b), "rate /s", "output tok/s");
+    else
+        printf("%12s %14s", "blocks", "tokens");
+    printf(" %9s %12s %10s %10s %10s %11s %12s\n", "hit rate", "wall s", "TTFT p50", "TTFT p99",
+           "TPOT p50", "preemptions", "peak blocks");
     for (size_t i = 0; i < j->n; i++) {
         const kvp_serve_result *r = &j->r[i];
-        printf("%12s %14s %9.4f", fmt_int(j->caps[i], a, sizeof a),
-               fmt_int(j->caps[i] * j->c.block_size, b, sizeof b), r->hit_rate);
-        if (r->timed)
-            printf(" %12.4f %10.4f %10.4f", r->wall_seconds, r->ttft.p50, r->tpot.p50);
+        if (j->rates && r->timed)
+            printf("%12.3f %14.1f", j->rates[i], r->output_tps);
+        else if (j->rates)
+            printf("%12.3f %14s", j->rates[i], "-");
         else
-            printf(" %12s %10s %10s", "-", "-", "-");
+            printf("%12s %14s", fmt_int(j->caps[i], a, sizeof a),
+                   fmt_int(j->caps[i] * j->c.block_size, b, sizeof b));
+        printf(" %9.4f", r->hit_rate);
+        if (r->timed)
+            printf(" %12.4f %10.4f %10.4f %10.4f", r->wall_seconds, r->ttft.p50, r->ttft.p99,
+                   r->tpot.p50);
+        else
+            printf(" %12s %10s %10s %10s", "-", "-", "-", "-");
         printf(" %11llu %12s\n", (unsigned long long)r->preemptions,
                fmt_int(r->peak_blocks, c, sizeof c));
     }
@@ -457,6 +600,7 @@ int sim_serve(const cli_opts *o)
     }
     free(j.r);
     free(j.caps);
+    free(j.rates);
     free(j.vr);
     kvp_model_free(j.m);
     return rc;
