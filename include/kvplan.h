@@ -650,6 +650,8 @@ typedef struct kvp_sim_request {
     double timestamp;               /* ms, as the trace gives it (0 for generators) */
     uint64_t prompt_tokens, output_tokens;
     size_t hash_off, n_hashes;
+    uint32_t pass;                  /* a generator's pass over its prompts (cyclic:
+                                       R passes, grouped's cyclic order: K), from 0 */
 } kvp_sim_request;
 
 typedef struct kvp_workload {
@@ -772,7 +774,18 @@ typedef struct kvp_serve_result {
     double pcie_gbs;                /* the sustained rate each way the transfers used */
     double load_wait_seconds;       /* summed over loads: admission to KV arrived */
     double h2d_busy_seconds, d2h_busy_seconds;
+    /* A workload of 2 to KVP_SERVE_MAX_PASSES passes (cyclic, grouped in cyclic
+     * order), each pass's share: its requests' prompt and hit tokens (both
+     * tiers, first admissions) and when its last request finished.  Passes
+     * overlap in a concurrent run, so a pass's time is from the previous pass's
+     * last finish (the first pass: from the first arrival) to its own. */
+    uint32_t n_passes;              /* 0: one pass, or more than the maximum */
+    struct kvp_serve_pass {
+        uint64_t requests, prompt_tokens, hit_tokens;
+        double hit_rate, end_seconds, seconds;
+    } passes[16];
 } kvp_serve_result;
+#define KVP_SERVE_MAX_PASSES 16
 
 /* prefix caching and async scheduling on, burst arrivals, vLLM's policy */
 void kvp_serve_defaults(kvp_serve_config *c);

@@ -284,6 +284,7 @@ static int gen_cyclic(kvp_workload *w, const char *spec, const char *args, kvp_e
             seg s[2] = {{SEG_ID(SEG_DOC, d), v[1]}, {SEG_ID(SEG_SUFFIX, pass * v[0] + d), v[3]}};
             if (synth_request(w, &cr, &ch, s, 2, v[4], err))
                 return -1;
+            w->req[w->n_req - 1].pass = (uint32_t)(pass < UINT32_MAX ? pass : UINT32_MAX);
         }
     return 0;
 }
@@ -308,6 +309,7 @@ static int gen_grouped(kvp_workload *w, const char *spec, const char *args, kvp_
         seg s[2] = {{SEG_ID(SEG_GROUP, g), v[2]}, {SEG_ID(SEG_UNIQUE, g * v[1] + k), v[3]}};
         if (synth_request(w, &cr, &ch, s, 2, v[4], err))
             return -1;
+        w->req[w->n_req - 1].pass = cyclic ? (uint32_t)(k < UINT32_MAX ? k : UINT32_MAX) : 0;
     }
     return 0;
 }

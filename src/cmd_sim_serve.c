@@ -307,6 +307,23 @@ static json_t *cpu_tier_json(const kvp_serve_result *r)
     return o;
 }
 
+/* by pass, or null for a one-pass workload */
+static json_t *passes_json(const kvp_serve_result *r)
+{
+    if (!r->n_passes)
+        return json_null();
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < r->n_passes; k++) {
+        const struct kvp_serve_pass *p = &r->passes[k];
+        json_array_append_new(a, json_pack("{sI sI sI sf so so}",
+            "requests", (json_int_t)p->requests, "prompt_tokens", (json_int_t)p->prompt_tokens,
+            "hit_tokens", (json_int_t)p->hit_tokens, "hit_rate", p->hit_rate,
+            "end_seconds", r->timed ? json_real(p->end_seconds) : json_null(),
+            "seconds", r->timed ? json_real(p->seconds) : json_null()));
+    }
+    return a;
+}
+
 static json_t *result_json(const kvp_serve_result *r)
 {
     json_t *o = json_pack("{sI sI sI sI so so so so}",
@@ -329,6 +346,7 @@ static json_t *result_json(const kvp_serve_result *r)
     json_object_set_new(o, "hits", json_pack("{sI sI}", "gpu", (json_int_t)r->hit_tokens, "cpu",
                                              (json_int_t)r->cpu_hit_tokens));
     json_object_set_new(o, "cpu_tier", cpu_tier_json(r));
+    json_object_set_new(o, "passes", passes_json(r));
     return o;
 }
 
@@ -508,6 +526,28 @@ static void print_rows(const row *rs, size_t n, const serve_job *j)
     }
 }
 
+/* Requests of all passes are in flight together, so a pass's time runs
+ * from the previous pass's last finish to its own. */
+static void print_passes(const serve_job *j)
+{
+    const kvp_serve_result *r = &j->r[0];
+    size_t cols = j->compare ? 2 : 1;
+    if (!r->n_passes)
+        return;
+    printf("\nby pass (a pass's time: from the previous pass's last finish to its own)\n");
+    printf("%6s %10s %10s", "pass", "requests", "hit rate");
+    for (size_t i = 0; i < cols; i++)
+        printf(" %16s", !r->timed ? "" : cols == 1 ? "seconds" : i ? "seconds (off)" : "seconds (on)");
+    putchar('\n');
+    for (uint32_t k = 0; k < r->n_passes; k++) {
+        printf("%6u %10llu %10.4f", k + 1, (unsigned long long)r->passes[k].requests,
+               r->passes[k].hit_rate);
+        for (size_t i = 0; i < cols && r->timed; i++)
+            printf(" %16.4f", j->r[i].passes[k].seconds);
+        putchar('\n');
+    }
+}
+
 static void print_table(const kvp_workload *w, const serve_job *j)
 {
     char a[32], b[32], c[32];
@@ -528,6 +568,7 @@ static void print_table(const kvp_workload *w, const serve_job *j)
             printf("note: the stores keep the GPU-to-host link busier than the run is long; "
                    "vLLM would hold blocks until they are copied, which this model does not\n");
     }
+    print_passes(j);
     if (j->compare && j->r[0].timed)
         printf("\nprefix caching: wall time %.4f s on, %.4f s off: %.2fx as fast (a model)\n",
                j->r[0].wall_seconds, j->r[1].wall_seconds, speedup(j));

@@ -31,6 +31,7 @@ typedef struct rreq {
     uint32_t node;             /* the locked tree node (RADIX_ROOT: none) */
     int state, admitted, inserted, deprio;
     double arrive, first, last;
+    uint64_t hit;              /* the match at its first admission */
 } rreq;
 
 typedef struct skey {
@@ -347,6 +348,7 @@ static int form_prefill(sim *s)
         r->state = R_RUNNING;
         if (!r->admitted) {
             r->admitted = 1;
+            r->hit = r->prefix;
             s->out->hit_tokens += r->prefix;
         }
     }
@@ -637,6 +639,9 @@ static void report(const sim *s, serve_result *out, kvp_error *err)
     int any = 0;
     for (size_t i = 0; i < s->n; i++) {
         const rreq *r = &s->r[i];
+        if (out->per_request)
+            out->per_request[i] = (serve_done){r->arrive, r->state == R_DONE ? r->last : -1,
+                                               r->hit};
         if (r->state != R_DONE)
             continue;
         out->requests++;
@@ -707,7 +712,9 @@ int serve_radix_pool_tokens(uint64_t gpu_bytes, uint64_t available_bytes,
 int serve_radix_run(const kvp_workload *w, const double *arrival_s, const serve_config *c,
                     serve_cost_fn cost, void *cost_arg, serve_result *out, kvp_error *err)
 {
+    serve_done *per_request = out->per_request;
     memset(out, 0, sizeof *out);
+    out->per_request = per_request;
     if (c->block_size != w->block_size || !c->block_size)
         return kvp_fail(err, KVP_EUSAGE, "radix replay: the block size %u is not the workload's "
                         "%u", c->block_size, w->block_size);

@@ -38,6 +38,7 @@ typedef struct vreq {
     double arrival, first, done;
     double ready;              /* RQ_LOADING: when its host-tier KV has arrived */
     uint64_t loaded_from, loaded_to; /* the blocks that load brings */
+    uint64_t hit;              /* both tiers' hit at its first admission */
     sim_req kv;
     int state, admitted;
 } vreq;
@@ -345,6 +346,7 @@ static void count_first_admission(vsim *s, vreq *r, uint64_t gpu_hit, uint64_t h
     s->x->lookup_tokens += r->prompt;
     s->out->hit_tokens += gpu_hit;
     s->out->cpu_hit_tokens += host_hit;
+    r->hit = gpu_hit + host_hit;
 }
 
 /* The waiting loop: FCFS from the head, head-of-line blocking. */
@@ -561,6 +563,9 @@ static int report(vsim *s, kvp_error *err)
     double t0 = 0, t1 = 0;
     for (size_t i = 0; i < s->n; i++) {
         const vreq *r = &s->rq[i];
+        if (o->per_request)
+            o->per_request[i] = (serve_done){r->arrival, r->state == RQ_DONE ? r->done : -1,
+                                             r->hit};
         if (r->state != RQ_DONE)
             continue;
         if (n_ttft == 0 || r->arrival < t0)
@@ -675,7 +680,9 @@ int serve_vllm_run_x(const kvp_workload *w, const double *arrival_s, const serve
     vsim s;
     serve_vllm_extra x;
     memset(&s, 0, sizeof s);
+    serve_done *per_request = out->per_request;
     memset(out, 0, sizeof *out);
+    out->per_request = per_request;
     memset(&x, 0, sizeof x);
     s.out = out;
     s.x = &x;

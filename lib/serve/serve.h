@@ -62,8 +62,15 @@ typedef struct serve_config {
     uint64_t kv_block_bytes;      /* one block's KV over all layers */
 } serve_config;
 
+/* One request's outcome, for figures by pass (serve_api.c). */
+typedef struct serve_done {
+    double arrival, finish;       /* finish < 0: never finished (rejected) */
+    uint64_t hit;                 /* tokens hit at its first admission, both tiers */
+} serve_done;
+
 /* What a replay reports (schema 1 of `kvplan sim --concurrent --json`). */
 typedef struct serve_result {
+    serve_done *per_request;      /* in: NULL, or room for every request */
     double wall_seconds;
     serve_dist ttft, tpot;        /* seconds; tpot over requests with 2+ outputs */
     double prompt_tps, output_tps;

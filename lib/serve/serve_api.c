@@ -151,6 +151,43 @@ static int run_policy(const kvp_workload *w, const double *at, const kvp_serve_c
     return 0;
 }
 
+/* passes in w, when 2 to KVP_SERVE_MAX_PASSES; else 0 */
+static uint32_t count_passes(const kvp_workload *w)
+{
+    uint32_t most = 0;
+    for (size_t i = 0; i < w->n_req; i++)
+        if (w->req[i].pass > most)
+            most = w->req[i].pass;
+    return most >= 1 && most < KVP_SERVE_MAX_PASSES ? most + 1 : 0;
+}
+
+/* Each pass's requests, tokens, hits and last finish; its time runs from
+ * the previous pass's last finish (the first: from the first arrival). */
+static void pass_figures(const kvp_workload *w, const serve_done *d, uint32_t n,
+                         kvp_serve_result *o)
+{
+    double t0 = -1;
+    for (size_t i = 0; i < w->n_req; i++)
+        if (d[i].finish >= 0 && (t0 < 0 || d[i].arrival < t0))
+            t0 = d[i].arrival;
+    for (size_t i = 0; i < w->n_req; i++) {
+        struct kvp_serve_pass *p = &o->passes[w->req[i].pass];
+        if (d[i].finish < 0)
+            continue;
+        p->requests++;
+        p->prompt_tokens += w->req[i].prompt_tokens;
+        p->hit_tokens += d[i].hit;
+        if (d[i].finish - t0 > p->end_seconds)
+            p->end_seconds = d[i].finish - t0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        struct kvp_serve_pass *p = &o->passes[k];
+        p->hit_rate = p->prompt_tokens ? (double)p->hit_tokens / (double)p->prompt_tokens : 0;
+        p->seconds = p->end_seconds - (k ? o->passes[k - 1].end_seconds : 0);
+    }
+    o->n_passes = n;
+}
+
 int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_result *out,
                   kvp_error *err)
 {
@@ -159,15 +196,18 @@ int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_re
         return kvp_fail(err, KVP_EUSAGE, "serve: unknown scheduling policy %d", (int)c->policy);
     serve_time *t = c->model ? calloc(1, sizeof *t) : NULL;
     double *at = malloc((w->n_req ? w->n_req : 1) * sizeof *at);
-    serve_result r;
+    uint32_t passes = count_passes(w);
+    serve_result r = {.per_request = passes ? malloc(w->n_req * sizeof *r.per_request) : NULL};
     int rc = -1;
-    if (!at || (c->model && !t))
+    if (!at || (c->model && !t) || (passes && !r.per_request))
         kvp_fail(err, KVP_EINPUT, "serve: out of memory");
     else if (t && time_model(c, t, err))
         ;
     else if (!serve_arrivals(w, (int)c->arrivals, c->rate, c->seed, at, err) &&
              !run_policy(w, at, c, t ? serve_time_step : NULL, t, &r, out, err)) {
         copy_result(&r, t ? serve_time_request_s(t) : 0, out);
+        if (passes)
+            pass_figures(w, r.per_request, passes, out);
         out->timed = t != NULL;
         out->gpu = t ? t->gpu->name : NULL;
         out->engine = t ? serve_engine_name(t->engine) : NULL;
@@ -175,6 +215,7 @@ int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_re
     }
     free(at);
     free(t);
+    free(r.per_request);
     return rc;
 }
 

@@ -270,8 +270,32 @@ static void step_calls(void)
     sim_pool_destroy(&p);
 }
 
+/* The generators number their passes: cyclic's R passes over D documents,
+ * grouped's K rounds in cyclic order (one pass in grouped order). */
+static void passes(void)
+{
+    kvp_workload w;
+    kvp_error e;
+    int ok = kvp_workload_synthetic("cyclic:4,64,3", 16, &w, &e) == 0 && w.n_req == 12;
+    for (size_t i = 0; ok && i < w.n_req; i++)
+        ok = w.req[i].pass == i / 4;
+    CHECK("passes: cyclic 4 documents x 3 passes", ok);
+    kvp_workload_free(&w);
+    ok = kvp_workload_synthetic("grouped:3,2,64,16", 16, &w, &e) == 0 && w.n_req == 6;
+    for (size_t i = 0; ok && i < w.n_req; i++)
+        ok = w.req[i].pass == i / 3;
+    CHECK("passes: grouped in cyclic order, a pass per round", ok);
+    kvp_workload_free(&w);
+    ok = kvp_workload_synthetic("grouped:3,2,64,16,0,grouped", 16, &w, &e) == 0;
+    for (size_t i = 0; ok && i < w.n_req; i++)
+        ok = w.req[i].pass == 0;
+    CHECK("passes: grouped order is one pass", ok);
+    kvp_workload_free(&w);
+}
+
 int main(void)
 {
+    passes();
     step_calls();
     cross_check();
 
