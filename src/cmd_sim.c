@@ -18,6 +18,7 @@ static const char help[] =
     "                  [capacity as above | --mem-fraction-static F] [--policy vllm|radix]\n"
     "                  [--arrivals all|trace|poisson] [--rate R] [--seed N]\n"
     "                  [--no-async-scheduling] [--plot F.svg [--force]] [--json]\n"
+    "                  [--rate-sweep A..B[/P]] [--cpu-tier SIZE [--pcie gen4|gen5]]\n"
     "\n"
     "Replays a workload through vLLM v1's block pool with prefix caching, one request\n"
     "at a time (admit, prefill, decode, free), and reports the token hit rate (hit\n"
@@ -92,6 +93,16 @@ static const char help[] =
     "  --sweep A..B[/P]      one run per capacity (with or without a MODEL)\n"
     "  --plot F.svg          with --sweep: hit rate and wall time against capacity; an\n"
     "                        existing F.svg is kept unless --force\n"
+    "  --rate-sweep A..B[/P] one Poisson run per rate, P rates (default 5) from A to B\n"
+    "                        requests per second, at one capacity\n"
+    "  --cpu-tier SIZE       a host-memory tier behind the GPU cache (vLLM's native KV\n"
+    "                        offloading, LRU): prompt blocks stored as computed, loaded\n"
+    "                        at admission after the GPU hit; needs a MODEL, vLLM policy\n"
+    "  --pcie gen4|gen5      its link: 25 or 50 GB/s sustained each way (default: the\n"
+    "                        GPU's host link)\n"
+    "\n"
+    "A cyclic workload (2 to 16 passes) is also reported by pass: each pass's hit rate\n"
+    "and its time, from the previous pass's last finish to its own.\n"
     "\n"
     "examples:\n"
     "  kvplan sim --workload shared-prefix:32,16384,256 --capacity-tokens 400032\n"
@@ -102,7 +113,10 @@ static const char help[] =
     "      --gpu A100-80GB-PCIe --max-model-len 40960 --kv-cache-memory 58987118592\n"
     "  kvplan sim --concurrent --policy radix --workload cyclic:64,8192,2,256 qwen3-8b \\\n"
     "      --sweep 25002..100000/4 --plot cyclic.svg\n"
-    "  kvplan sim --concurrent --trace conversation_trace.jsonl qwen3-8b --gpu H100\n";
+    "  kvplan sim --concurrent --trace conversation_trace.jsonl qwen3-8b --gpu H100\n"
+    "  kvplan sim --concurrent --workload cyclic:64,8192,2,256 qwen3-8b --cpu-tier 100GiB\n"
+    "  kvplan sim --concurrent --workload shared-prefix:64,2048,256,64 qwen3-8b \\\n"
+    "      --rate-sweep 1..16/4\n";
 
 /* "A..B[/POINTS]": POINTS capacities from A to B blocks, evenly spaced */
 int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n)
