@@ -639,8 +639,8 @@ static void report(const sim *s, serve_result *out, kvp_error *err)
     int any = 0;
     for (size_t i = 0; i < s->n; i++) {
         const rreq *r = &s->r[i];
-        if (out->per_request)
-            out->per_request[i] = (serve_done){r->arrive, r->state == R_DONE ? r->last : -1,
+        if (s->c->per_request)
+            s->c->per_request[i] = (serve_done){r->arrive, r->state == R_DONE ? r->last : -1,
                                                r->hit};
         if (r->state != R_DONE)
             continue;
@@ -712,9 +712,7 @@ int serve_radix_pool_tokens(uint64_t gpu_bytes, uint64_t available_bytes,
 int serve_radix_run(const kvp_workload *w, const double *arrival_s, const serve_config *c,
                     serve_cost_fn cost, void *cost_arg, serve_result *out, kvp_error *err)
 {
-    serve_done *per_request = out->per_request;
     memset(out, 0, sizeof *out);
-    out->per_request = per_request;
     if (c->block_size != w->block_size || !c->block_size)
         return kvp_fail(err, KVP_EUSAGE, "radix replay: the block size %u is not the workload's "
                         "%u", c->block_size, w->block_size);

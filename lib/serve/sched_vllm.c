@@ -64,6 +64,7 @@ typedef struct vsim {
     double h2d_free, d2h_free; /* when each link finishes its queued transfers */
     double h2d_bps, d2h_bps, latency;
     uint64_t chunk_bytes;      /* one block's KV over all layers */
+    serve_done *per_request;   /* each request's outcome, or NULL */
     int timed;                 /* transfers take time only in a timed replay */
     serve_slot *slot;          /* this step's batch, slot_req[i] its request */
     uint32_t *slot_req;
@@ -563,8 +564,8 @@ static int report(vsim *s, kvp_error *err)
     double t0 = 0, t1 = 0;
     for (size_t i = 0; i < s->n; i++) {
         const vreq *r = &s->rq[i];
-        if (o->per_request)
-            o->per_request[i] = (serve_done){r->arrival, r->state == RQ_DONE ? r->done : -1,
+        if (s->per_request)
+            s->per_request[i] = (serve_done){r->arrival, r->state == RQ_DONE ? r->done : -1,
                                              r->hit};
         if (r->state != RQ_DONE)
             continue;
@@ -633,6 +634,7 @@ static int configure(vsim *s, const kvp_workload *w, const serve_config *c, kvp_
                         w->name, w->block_size, bs);
     s->w = w;
     s->n = w->n_req;
+    s->per_request = c->per_request;
     s->budget = c->max_num_batched_tokens ? c->max_num_batched_tokens : 8192;
     s->max_seqs = c->max_num_seqs ? c->max_num_seqs : 256;
     s->max_len = c->max_model_len;
@@ -680,9 +682,7 @@ int serve_vllm_run_x(const kvp_workload *w, const double *arrival_s, const serve
     vsim s;
     serve_vllm_extra x;
     memset(&s, 0, sizeof s);
-    serve_done *per_request = out->per_request;
     memset(out, 0, sizeof *out);
-    out->per_request = per_request;
     memset(&x, 0, sizeof x);
     s.out = out;
     s.x = &x;

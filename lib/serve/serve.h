@@ -42,6 +42,12 @@ void serve_dist_of(double *v, size_t n, serve_dist *out);
 /* How requests arrive. */
 enum { SERVE_ARRIVE_ALL, SERVE_ARRIVE_TRACE, SERVE_ARRIVE_POISSON };
 
+/* One request's outcome, for figures by pass (serve_api.c). */
+typedef struct serve_done {
+    double arrival, finish;       /* finish < 0: never finished (rejected) */
+    uint64_t hit;                 /* tokens hit at its first admission, both tiers */
+} serve_done;
+
 /* What one replay is asked to do.  Zero fields take the runtime's default
  * where one exists (the caller fills them from kvp_vllm_params and --gpu). */
 typedef struct serve_config {
@@ -60,17 +66,11 @@ typedef struct serve_config {
     uint64_t cpu_tier_bytes;      /* 0: no host tier */
     double h2d_bytes_per_s, d2h_bytes_per_s, transfer_latency_s;
     uint64_t kv_block_bytes;      /* one block's KV over all layers */
+    serve_done *per_request;      /* out: NULL, or room for each request's outcome */
 } serve_config;
-
-/* One request's outcome, for figures by pass (serve_api.c). */
-typedef struct serve_done {
-    double arrival, finish;       /* finish < 0: never finished (rejected) */
-    uint64_t hit;                 /* tokens hit at its first admission, both tiers */
-} serve_done;
 
 /* What a replay reports (schema 1 of `kvplan sim --concurrent --json`). */
 typedef struct serve_result {
-    serve_done *per_request;      /* in: NULL, or room for every request */
     double wall_seconds;
     serve_dist ttft, tpot;        /* seconds; tpot over requests with 2+ outputs */
     double prompt_tps, output_tps;

@@ -126,11 +126,12 @@ static void copy_result(const serve_result *r, double api_s, kvp_serve_result *o
 }
 
 static int run_policy(const kvp_workload *w, const double *at, const kvp_serve_config *c,
-                      serve_cost_fn cost, void *arg, serve_result *r, kvp_serve_result *out,
-                      kvp_error *err)
+                      serve_done *done, serve_cost_fn cost, void *arg, serve_result *r,
+                      kvp_serve_result *out, kvp_error *err)
 {
     serve_config s;
     to_internal(c, &s);
+    s.per_request = done;
     if (c->cpu_tier_bytes && host_link(c, &s, &out->pcie_gbs, err))
         return -1;
     if (c->policy == KVP_SERVE_RADIX) {
@@ -197,17 +198,18 @@ int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_re
     serve_time *t = c->model ? calloc(1, sizeof *t) : NULL;
     double *at = malloc((w->n_req ? w->n_req : 1) * sizeof *at);
     uint32_t passes = count_passes(w);
-    serve_result r = {.per_request = passes ? malloc(w->n_req * sizeof *r.per_request) : NULL};
+    serve_done *done = passes ? malloc(w->n_req * sizeof *done) : NULL;
+    serve_result r;
     int rc = -1;
-    if (!at || (c->model && !t) || (passes && !r.per_request))
+    if (!at || (c->model && !t) || (passes && !done))
         kvp_fail(err, KVP_EINPUT, "serve: out of memory");
     else if (t && time_model(c, t, err))
         ;
     else if (!serve_arrivals(w, (int)c->arrivals, c->rate, c->seed, at, err) &&
-             !run_policy(w, at, c, t ? serve_time_step : NULL, t, &r, out, err)) {
+             !run_policy(w, at, c, done, t ? serve_time_step : NULL, t, &r, out, err)) {
         copy_result(&r, t ? serve_time_request_s(t) : 0, out);
         if (passes)
-            pass_figures(w, r.per_request, passes, out);
+            pass_figures(w, done, passes, out);
         out->timed = t != NULL;
         out->gpu = t ? t->gpu->name : NULL;
         out->engine = t ? serve_engine_name(t->engine) : NULL;
@@ -215,7 +217,7 @@ int kvp_serve_run(const kvp_workload *w, const kvp_serve_config *c, kvp_serve_re
     }
     free(at);
     free(t);
-    free(r.per_request);
+    free(done);
     return rc;
 }
 
