@@ -224,8 +224,9 @@ int main(int argc, char **argv)
            path, fmt_int(w.n_req, b1, sizeof b1), fmt_int(prompt, b2, sizeof b2),
            w.n_req ? (w.req[w.n_req - 1].timestamp - w.req[0].timestamp) / 1e3 : 0.0, t_load);
     printf("pool: vLLM's for %s on %s, %s blocks of %u (%s tokens); max_num_batched_tokens %s, "
-           "max_num_seqs %u, max_model_len %s\n", MODEL, GPU, fmt_int(vr->num_blocks, b1, sizeof b1),
-           w.block_size, fmt_int(vr->num_blocks * w.block_size, b2, sizeof b2),
+           "max_num_seqs %u, max_model_len %s\n", MODEL, GPU,
+           fmt_int(vr->num_blocks, b1, sizeof b1), w.block_size,
+           fmt_int(vr->num_blocks * w.block_size, b2, sizeof b2),
            fmt_int(vr->max_num_batched_tokens, b3, sizeof b3), vr->max_num_seqs,
            fmt_int(vr->max_model_len, b4, sizeof b4));
     printf("radix: SGLang's own batch limits, the same %s-token pool; timed: the step-time model "
