@@ -144,6 +144,17 @@ $(B)/bench/bench_sim: bench/bench_sim.c $(B)/libkvplan.a | $(B)/bench
 bench-sim: $(B)/bench/bench_sim
 	@$(B)/bench/bench_sim
 
+# The serving simulator's bench: scheduler steps per second replaying the
+# Mooncake conversation trace concurrently (vLLM and radix, untimed and timed,
+# trace and burst arrivals), each against the sequential replay of the same
+# run.  TRACE=FILE (else $$BENCH_SERVE_TRACE, else ../shared/traces/...).
+.PHONY: bench-serve
+$(B)/bench/bench_serve: bench/bench_serve.c $(B)/libkvplan.a | $(B)/bench
+	$(CC) $(CFLAGS) $< -o $@ $(B)/libkvplan.a $(LDFLAGS) $(JANSSON_LIBS) $(CURL_LIBS)
+
+bench-serve: $(B)/bench/bench_serve
+	@$(B)/bench/bench_serve $(TRACE)
+
 # The step-time model against the published points of serving-sim-rules.md 5:
 # model vs published per point, the relative errors and their median / worst.
 .PHONY: bench-steptime
