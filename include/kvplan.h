@@ -832,7 +832,7 @@ typedef struct kvp_tech_params {
     uint32_t seqs;               /* sequences sharing them (-np); 0 = 1 */
     kvp_theory_params theory;    /* cache types (n_ctx and n_seq are set from the above) */
     kvp_llama_params llama;
-    kvp_vllm_params vllm;
+    kvp_vllm_params vllm;        /* vllm.gpu set: prefix reuse also in seconds (a model) */
     /* theory and llama.cpp: the memory the capacity figures are measured on;
      * 0 = what the model needs at this setting (vLLM: its KV cache memory) */
     uint64_t memory;
@@ -877,6 +877,19 @@ typedef struct kvp_tech_recompute {
     double cliff_from_hit_rate, cliff_to_hit_rate;
     uint64_t cliff_half_blocks;  /* the smallest pool there with half of that rise */
     uint64_t unbounded_blocks;   /* a pool that never evicts */
+    /* The same workload in seconds: replayed through vLLM v1's scheduler
+     * (kvp_serve_run, as kvplan sim --concurrent) on the same pool with
+     * prefix caching on and off, each step priced by the step-time model
+     * (a roofline, not a measurement).  Only with vLLM's rules, a GPU given
+     * (vllm.gpu) and the pool simulated; else timed is 0 and time_reason
+     * says why.  Its own unit: never ranked against the capacity rows. */
+    int timed;
+    const char *time_gpu, *time_engine;
+    double wall_on, wall_off;    /* seconds, caching on and off */
+    double ttft_mean_on, ttft_mean_off;
+    double speedup;              /* wall_off / wall_on */
+    uint64_t time_rejected;      /* requests never schedulable (in neither run's times) */
+    char time_reason[256];
 } kvp_tech_recompute;
 
 typedef struct kvp_tech_read {

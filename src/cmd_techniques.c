@@ -50,6 +50,11 @@ static const char help[] =
     "                          token-eviction=B|S+R|P%|streamingllm|snapkv|h2o\n"
     "                          compressed=R[:W]|nsa\n"
     "  --host-memory SIZE    the offload row's host tier (default 128GiB)\n"
+    "  --gpu NAME            with --runtime vllm, the card vLLM runs on; it also gives\n"
+    "                        prefix-reuse in seconds: the workload through vLLM's\n"
+    "                        scheduler with caching on and off, priced by the step-time\n"
+    "                        model (as kvplan sim --concurrent; a model, not a measurement;\n"
+    "                        without --gpu, tokens only)\n"
     "  --explain             what each row changes and assumes, and its source\n"
     "  --revision REV        a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
     "  --offline             never use the network: local files, caches and the catalog only\n"
@@ -251,6 +256,27 @@ static void print_store(const kvp_tech_result *r)
 
 /* ---- B: recompute less -------------------------------------------------------------------- */
 
+/* The same workload in seconds, where the step-time model applies: its own
+ * unit, a model, and never ranked against the capacity rows. */
+static void print_seconds(const kvp_tech_recompute *rc)
+{
+    char a[32];
+    if (!rc->timed) {
+        printf("  in seconds: not modelled: %s\n", rc->time_reason);
+        return;
+    }
+    printf("  in seconds, a model: vLLM v1's scheduler, each step priced by a roofline for %s "
+           "(engine %s)\n", rc->time_gpu, rc->time_engine);
+    printf("    wall time %.4f s with reuse, %.4f s without: %.2fx as fast; mean TTFT %.4f s "
+           "with, %.4f s without\n", rc->wall_on, rc->wall_off, rc->speedup, rc->ttft_mean_on,
+           rc->ttft_mean_off);
+    if (rc->time_rejected)
+        printf("    %s request(s) never schedulable on this pool are in neither time\n",
+               fmt_int(rc->time_rejected, a, sizeof a));
+    printf("    not a measurement: treat times as ±20%% and the ratio as firmer (kvplan sim "
+           "--concurrent)\n");
+}
+
 static void print_recompute(const kvp_tech_row *row)
 {
     char a[32], b[32], c[32], d[32];
@@ -284,6 +310,7 @@ static void print_recompute(const kvp_tech_row *row)
         printf("  no cliff: %s\n", rc->shared_fraction > 0 ? "reuse holds at every capacity"
                                                             : "nothing is shared");
     }
+    print_seconds(rc);
 }
 
 /* ---- C: read less -------------------------------------------------------------------------- */

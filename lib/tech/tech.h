@@ -116,6 +116,10 @@ int tech_read_rows(tech_ctx *c, kvp_error *err);
 int tech_place_rows(tech_ctx *c, kvp_error *err);
 int tech_compose(tech_ctx *c, kvp_error *err);
 
+/* The recompute row in seconds (tech_seconds.c): sets rc's time fields, or
+ * timed 0 and the reason; fails only where the workload cannot be read. */
+int tech_recompute_seconds(const tech_ctx *c, kvp_tech_recompute *rc, kvp_error *err);
+
 /* The recompute row's workload (--workload, --trace, or DESIGN section 4's)
  * in blocks of bs tokens. */
 int tech_load_workload(const tech_ctx *c, uint32_t bs, kvp_workload *w, kvp_error *err);

@@ -67,6 +67,26 @@ static json_t *recompute_obj(const kvp_tech_recompute *r)
     return o;
 }
 
+/* The recompute row in seconds: a model, in its own unit, or null with why. */
+static void seconds_obj(json_t *row, const kvp_tech_recompute *r)
+{
+    if (!r->timed) {
+        json_object_set_new(row, "seconds", json_null());
+        json_object_set_new(row, "seconds_reason", json_string(r->time_reason));
+        return;
+    }
+    json_object_set_new(row, "seconds", json_pack(
+        "{s:f s:f s:f s:f s:f s:s s:s s:o s:o s:s s:s}", "wall_on", r->wall_on, "wall_off",
+        r->wall_off, "ttft_mean_on", r->ttft_mean_on, "ttft_mean_off", r->ttft_mean_off,
+        "speedup", r->speedup, "gpu", r->time_gpu, "engine", r->time_engine, "pool_blocks",
+        u64(r->pool_blocks), "rejected", u64(r->time_rejected), "label",
+        kvp_tech_label_name(KVP_LABEL_MODEL), "model",
+        "vLLM v1's scheduler (as kvplan sim --concurrent) with prefix caching on and off, "
+        "each step priced by the step-time roofline (FLOPs and bytes against the GPU's "
+        "datasheet rates, calibrated efficiencies and overheads): a model, not a "
+        "measurement; treat times as +-20% and the ratio as firmer"));
+}
+
 static json_t *read_obj(const kvp_tech_read *r)
 {
     json_t *o = json_pack("{s:o s:o s:o s:o}", "context", u64(r->context), "dense_bytes",
@@ -138,6 +158,8 @@ static json_t *row_obj(kvp_runtime rt, const kvp_tech_row *row)
                   : row->kind == KVP_TECH_READ      ? read_obj(&row->u.read)
                                                     : place_obj(row);
     json_object_set_new(o, kvp_tech_kind_name(row->kind), fig);
+    if (row->kind == KVP_TECH_RECOMPUTE)
+        seconds_obj(o, &row->u.recompute);
     return o;
 }
 

@@ -2,7 +2,8 @@
  * and without a prefix cache, replayed through vLLM's block pool (the same
  * simulator as kvplan sim) on this model's pool, the share of the prompt an
  * unbounded cache would hit, and the capacity below which reuse collapses
- * (the cliff), found by sweeping the pool. */
+ * (the cliff), found by sweeping the pool.  Where the step-time model applies,
+ * tech_seconds.c adds the same workload's effect in seconds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +195,8 @@ int tech_recompute_rows(tech_ctx *c, kvp_error *err)
     kvp_tech_recompute *rc = &row->u.recompute;
     row->unit = "prefill tokens";
     snprintf(row->changes, sizeof row->changes, "prefill tokens computed");
-    if (model_pool(c, rc, why, sizeof why, err) || simulate(c, row, err))
+    if (model_pool(c, rc, why, sizeof why, err) || simulate(c, row, err) ||
+        tech_recompute_seconds(c, rc, err))
         return -1;
     snprintf(row->variant, sizeof row->variant, "%s", c->r->workload);
     row->computed = 1;

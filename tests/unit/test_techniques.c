@@ -247,18 +247,123 @@ static void qwen3_vllm_settings(void)
     free(r);
 }
 
+static void a100_pcie(kvp_tech_params *p) { p->vllm.gpu = "A100-80GB-PCIe"; }
+
+/* kvplan sim --concurrent's replay of one workload on a model's vLLM pool,
+ * set up as that command sets it up (src/cmd_sim_serve.c: the pool, the
+ * batch limits and the GPU from kvp_vllm), with prefix caching on and off. */
+static int sim_concurrent(const char *model, const char *gpu, uint64_t max_model_len,
+                          uint64_t kv_memory, const char *spec, kvp_serve_result out[2])
+{
+    kvp_model *m;
+    kvp_error e;
+    kvp_vllm_params vp;
+    kvp_vllm_result *v = malloc(sizeof *v);
+    kvp_workload w;
+    int rc = -1;
+    if (!v || kvp_model_load(model, &m, &e)) {
+        free(v);
+        return -1;
+    }
+    kvp_vllm_defaults(&vp);
+    vp.max_model_len = max_model_len;
+    vp.kv_cache_memory = kv_memory;
+    vp.gpu = gpu;
+    if (!kvp_vllm(m, &vp, v, &e) && !kvp_workload_synthetic(spec, v->block_size, &w, &e)) {
+        kvp_serve_config c;
+        kvp_serve_defaults(&c);
+        c.num_blocks = v->num_blocks;
+        c.block_size = v->block_size;
+        c.max_num_batched_tokens = (uint32_t)v->max_num_batched_tokens;
+        c.max_num_seqs = v->max_num_seqs;
+        c.max_model_len = v->max_model_len;
+        c.model = m;
+        c.gpu = v->gpu;
+        rc = 0;
+        for (int i = 0; i < 2 && !rc; i++) {
+            c.prefix_caching = i == 0;
+            rc = kvp_serve_run(&w, &c, &out[i], &e);
+        }
+        kvp_workload_free(&w);
+    }
+    if (rc)
+        printf("# sim --concurrent %s: %s\n", model, e.msg);
+    kvp_model_free(m);
+    free(v);
+    return rc;
+}
+
+/* Prefix reuse in seconds: the same wall times and TTFTs as kvplan sim
+ * --concurrent on the same pool (not numbers copied from either), faster with
+ * the cache, and none where the step-time model does not apply. */
+static void qwen3_seconds(void)
+{
+    kvp_serve_result s[2];
+    kvp_tech_result *r = run("qwen3-8b", KVP_RT_VLLM, 40960, a100_pcie);
+    const kvp_tech_row *x = r ? row(r, "prefix-reuse", NULL) : NULL;
+    const kvp_tech_recompute *rc = x ? &x->u.recompute : NULL;
+    CHECK("seconds: timed on vLLM with a GPU, tokens unchanged (532,480 -> 24,576)",
+          rc && rc->timed && x->baseline == 532480 && x->value == 24576 &&
+              x->label == KVP_LABEL_EXACT && !strcmp(rc->time_gpu, "A100-80GB-PCIe"));
+    CHECK("seconds: the cache is faster (wall and mean TTFT), speedup = off / on",
+          rc && rc->wall_on > 0 && rc->wall_on < rc->wall_off &&
+              rc->ttft_mean_on < rc->ttft_mean_off && rc->speedup > 1 &&
+              near(rc->speedup, rc->wall_off / rc->wall_on, 1e-12));
+    int sim = sim_concurrent("qwen3-8b", "A100-80GB-PCIe", 40960, A_VLLM,
+                             "shared-prefix:32,16384,256,64", s);
+    CHECK("seconds: the same wall times and mean TTFTs as sim --concurrent, on and off",
+          rc && !sim && s[0].timed && s[1].timed && rc->wall_on == s[0].wall_seconds &&
+              rc->wall_off == s[1].wall_seconds && rc->ttft_mean_on == s[0].ttft.mean &&
+              rc->ttft_mean_off == s[1].ttft.mean && !s[0].rejected);
+    free(r);
+    r = run("qwen3-8b", KVP_RT_VLLM, 40960, NULL);
+    x = r ? row(r, "prefix-reuse", NULL) : NULL;
+    CHECK("seconds: none without a GPU, with a reason; tokens unchanged",
+          x && !x->u.recompute.timed && strstr(x->u.recompute.time_reason, "--gpu") &&
+              x->value == 24576 && x->baseline == 532480);
+    free(r);
+    r = run("qwen3-8b", KVP_RT_THEORY, 32768, a100_pcie);
+    x = r ? row(r, "prefix-reuse", NULL) : NULL;
+    CHECK("seconds: none for theory, even with a GPU: the model prices vLLM's scheduler",
+          x && !x->u.recompute.timed && strstr(x->u.recompute.time_reason, "vLLM"));
+    free(r);
+    r = run("qwen3.5-9b", KVP_RT_VLLM, 40960, a100_pcie);
+    x = r ? row(r, "prefix-reuse", NULL) : NULL;
+    CHECK("seconds: none for a hybrid whose pool the replay cannot hold, with a reason",
+          x && !x->u.recompute.pool_computed && !x->u.recompute.timed &&
+              x->u.recompute.time_reason[0]);
+    free(r);
+}
+
 static const char *const ids[12] = {"gqa", "cross-layer", "mla", "sliding-window", "hybrid",
                                     "kv-quant", "token-eviction", "compressed",
                                     "prefix-reuse", "sparse-read", "paged", "offload"};
 
-static void vllm_small(kvp_tech_params *p) { p->vllm.kv_cache_memory = 80ull << 30; }
+static void vllm_small(kvp_tech_params *p)
+{
+    p->vllm.kv_cache_memory = 80ull << 30;
+    p->vllm.gpu = "H100"; /* prefix reuse in seconds too */
+}
+
+/* The prefix-reuse row in seconds, where timed: positive, the cache no
+ * slower on a shared prefix, the speedup their ratio; else a reason. */
+static int seconds_ok(const kvp_tech_row *x)
+{
+    const kvp_tech_recompute *rc = &x->u.recompute;
+    if (x->kind != KVP_TECH_RECOMPUTE)
+        return 1;
+    if (!rc->timed)
+        return rc->time_reason[0] != 0;
+    return rc->wall_on > 0 && rc->wall_on <= rc->wall_off && rc->ttft_mean_on > 0 &&
+           near(rc->speedup, rc->wall_off / rc->wall_on, 1e-12);
+}
 
 /* Every catalog model in every runtime: the twelve ids, each row priced or
  * refused with a reason, never a zero figure passed off as a result. */
 static void catalog(void)
 {
     static const kvp_runtime rts[3] = {KVP_RT_THEORY, KVP_RT_LLAMA, KVP_RT_VLLM};
-    int all_ok = 1, ids_ok = 1, rows_ok = 1;
+    int all_ok = 1, ids_ok = 1, rows_ok = 1, seconds_good = 1, timed = 0;
     for (size_t i = 0; i < kvp_catalog_count(); i++) {
         const kvp_catalog_entry *e = kvp_catalog_at(i);
         for (int k = 0; k < 3; k++) {
@@ -296,6 +401,15 @@ static void catalog(void)
                            x->variant);
                     rows_ok = 0;
                 }
+                if (!seconds_ok(x)) {
+                    printf("# %s: prefix-reuse seconds on %.4f, off %.4f, x%.4f, %s\n",
+                           e->name, x->u.recompute.wall_on, x->u.recompute.wall_off,
+                           x->u.recompute.speedup, x->u.recompute.time_reason);
+                    seconds_good = 0;
+                }
+                timed += x->kind == KVP_TECH_RECOMPUTE && x->u.recompute.timed;
+                if (x->kind == KVP_TECH_RECOMPUTE && x->u.recompute.timed && rts[k] != KVP_RT_VLLM)
+                    seconds_good = 0;
             }
             free(r);
         }
@@ -303,6 +417,8 @@ static void catalog(void)
     CHECK("every catalog model runs in theory, llama.cpp and vLLM (Mllama refused by both)", all_ok);
     CHECK("every run has the twelve ids", ids_ok);
     CHECK("every row is priced or refused with a reason", rows_ok);
+    CHECK("prefix reuse in seconds: only on vLLM; the cache no slower, or a reason", seconds_good);
+    CHECK("prefix reuse in seconds: timed for some catalog models on an H100", timed > 0);
 }
 
 int main(void)
@@ -310,6 +426,7 @@ int main(void)
     qwen3_theory();
     qwen3_vllm();
     qwen3_vllm_settings();
+    qwen3_seconds();
     catalog();
     return check_failures != 0;
 }
