@@ -54,7 +54,7 @@ static const char help[] =
     "                        prefix-reuse in seconds: the workload through vLLM's\n"
     "                        scheduler with caching on and off, priced by the step-time\n"
     "                        model (as kvplan sim --concurrent; a model, not a measurement;\n"
-    "                        without --gpu, tokens only)\n"
+    "                        default A100-80GB, the card the vLLM rows assume)\n"
     "  --explain             what each row changes and assumes, and its source\n"
     "  --revision REV        a Hub branch, tag or commit of an ORG/NAME model (default main)\n"
     "  --offline             never use the network: local files, caches and the catalog only\n"

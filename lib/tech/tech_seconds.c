@@ -83,9 +83,6 @@ int tech_recompute_seconds(const tech_ctx *c, kvp_tech_recompute *rc, kvp_error 
     if (c->r->runtime != KVP_RT_VLLM)
         return untimed(rc, "the step-time model prices vLLM's scheduler: give --runtime vllm "
                        "--gpu NAME");
-    if (!c->vllm.gpu)
-        return untimed(rc, "no --gpu: the step-time model needs a GPU's rates (give --gpu NAME, "
-                       "e.g. A100-80GB-PCIe)");
     if (!rc->pool_computed)
         return untimed(rc, "the replay has no vLLM pool for this model (see the row)");
     if (!serve_settings(c, rc, &sc, why, sizeof why))
