@@ -411,24 +411,90 @@ typedef struct reader {
     nameset tensor_names;
 } reader;
 
+/* Opens a file that could be a GGUF: a regular file of at least 4 bytes. */
+static int open_gguf(const char *path, int *fd, struct stat *st, kvp_error *err)
+{
+    if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return kvp_fail(err, KVP_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    int rc = -1;
+    if (fstat(*fd, st))
+        kvp_fail(err, KVP_EINPUT, "%s: cannot stat: %s", path, strerror(errno));
+    else if (S_ISDIR(st->st_mode))
+        kvp_fail(err, KVP_EINPUT, "%s: is a directory, not a GGUF file", path);
+    else if (!S_ISREG(st->st_mode))
+        kvp_fail(err, KVP_EINPUT, "%s: not a regular file", path);
+    else if (st->st_size < 4)
+        kvp_fail(err, KVP_EINPUT, "%s: not a GGUF file (%lld bytes)", path, (long long)st->st_size);
+    else
+        rc = 0;
+    if (rc)
+        close(*fd);
+    return rc;
+}
+
+#ifdef KVP_NO_MMAP
+/* The WebAssembly build reads the header only, growing a buffer as
+ * kvp_gguf_header_need asks: a page has no room to map a 4 GiB file, and
+ * the header is all kvplan reads.  A file that ends inside its header is
+ * read whole, so the parser says where it ends, as with a mapping. */
+static int read_header(const char *path, gguf_file *f, uint32_t idx, uint64_t *file_size,
+                       kvp_error *err)
+{
+    int fd;
+    struct stat st;
+    if (open_gguf(path, &fd, &st, err))
+        return -1;
+    uint64_t size = (uint64_t)st.st_size, need = 1u << 20;
+    uint8_t *buf = NULL;
+    size_t have = 0;
+    int rc = -1;
+    for (;;) {
+        size_t want = (size_t)(need < size ? need : size);
+        uint8_t *nb = realloc(buf, want ? want : 1);
+        if (!nb) {
+            kvp_fail(err, KVP_EINPUT, "%s: out of memory", path);
+            break;
+        }
+        buf = nb;
+        ssize_t got = 1;
+        while (have < want && (got = pread(fd, buf + have, want - have, (off_t)have)) > 0)
+            have += (size_t)got;
+        if (got < 0) {
+            kvp_fail(err, KVP_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+            break;
+        }
+        /* an end before the size: a page's file holds the header alone */
+        kvp_error why;
+        int whole = kvp_gguf_header_need(buf, have, path, &need, &why);
+        if (whole != 0 || have == size || got == 0) { /* the parser names what is wrong */
+            rc = 0;
+            break;
+        }
+        if (need < 2 * (uint64_t)have)
+            need = 2 * (uint64_t)have;
+    }
+    close(fd);
+    if (rc) {
+        free(buf);
+        return -1;
+    }
+    f->in_memory = 1;
+    f->maps[idx] = buf;
+    f->map_sizes[idx] = have;
+    *file_size = size;
+    return 0;
+}
+#else
 static int map_file(const char *path, gguf_file *f, uint32_t idx, kvp_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return kvp_fail(err, KVP_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
     struct stat st;
+    if (open_gguf(path, &fd, &st, err))
+        return -1;
     int rc = -1;
-    if (fstat(fd, &st))
-        kvp_fail(err, KVP_EINPUT, "%s: cannot stat: %s", path, strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        kvp_fail(err, KVP_EINPUT, "%s: is a directory, not a GGUF file", path);
-    else if (!S_ISREG(st.st_mode))
-        kvp_fail(err, KVP_EINPUT, "%s: not a regular file", path);
-    else if (st.st_size < 4)
-        kvp_fail(err, KVP_EINPUT, "%s: not a GGUF file (%lld bytes)", path, (long long)st.st_size);
-    else if ((uint64_t)st.st_size > SIZE_MAX)
+    if ((uint64_t)st.st_size > SIZE_MAX) {
         kvp_fail(err, KVP_EINPUT, "%s: too large to map", path);
-    else {
+    } else {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED)
             kvp_fail(err, KVP_EINPUT, "%s: cannot map: %s", path, strerror(errno));
@@ -441,6 +507,7 @@ static int map_file(const char *path, gguf_file *f, uint32_t idx, kvp_error *err
     close(fd);
     return rc;
 }
+#endif
 
 static int rd_header(cursor *c, shard *sh, uint64_t *n_tensors, uint64_t *n_kv)
 {
@@ -681,10 +748,17 @@ static int parse_shard(reader *r, uint32_t idx, cursor *c, uint64_t file_size, s
 static int rd_shard(reader *r, uint32_t idx, const char *path, shard *sh, kvp_error *err)
 {
     gguf_file *f = r->f;
+#ifdef KVP_NO_MMAP
+    uint64_t file_size;
+    if (read_header(path, f, idx, &file_size, err))
+        return -1;
+#else
     if (map_file(path, f, idx, err))
         return -1;
+    uint64_t file_size = f->map_sizes[idx];
+#endif
     cursor c = {.base = f->maps[idx], .size = f->map_sizes[idx], .path = path, .err = err};
-    return parse_shard(r, idx, &c, c.size, sh);
+    return parse_shard(r, idx, &c, file_size, sh);
 }
 
 /* ---- split models ---------------------------------------------------------- */
