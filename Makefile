@@ -163,3 +163,4 @@ $(B)/bench/steptime_points: bench/steptime_points.c lib/serve/steptime.h $(B)/li
 
 bench-steptime: $(B)/bench/steptime_points
 	@$(B)/bench/steptime_points
+include web/web.mk
