@@ -1,0 +1,200 @@
+// tests/web/run.mjs - `make web-test`: kvplan's page in Debian's chromium,
+// driven by playwright-core, against the native build/kvplan.
+//
+//  1. window.kvplan.run(args) equals build/kvplan's stdout, stderr and exit
+//     status byte for byte, for a fixed set of commands (theory, llama.cpp,
+//     vLLM, fit, compare, techniques, plot and its SVG, an error);
+//  2. the form: choose a model, set flags, press Memory, read the table;
+//  3. a pasted config.json;
+//  4. a dropped shape-twin GGUF larger than 4 GiB (sparse on disk), of which
+//     the page reads the header only;
+//  5. screenshots at desktop and phone widths (build/web/screenshot*.png).
+//
+// The page is served from build/web by a server this script starts on
+// 127.0.0.1; nothing else is contacted.  playwright-core is installed into
+// tests/web/node_modules on first use (npm, pinned).
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(here, '../..');
+const web = path.join(root, 'build/web');
+const native = path.join(root, 'build/kvplan');
+const PW = '1.64.1';
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+let pass = 0, fail = 0;
+function check(name, ok, why = '') {
+  if (ok) { pass++; console.log(`PASS web: ${name}`); }
+  else { fail++; console.log(`FAIL web: ${name}${why ? ': ' + why : ''}`); }
+}
+
+function playwright() {
+  const req = createRequire(path.join(here, 'package.json'));
+  try { return req('playwright-core'); } catch { /* install below */ }
+  console.error(`web-test: npm install playwright-core@${PW} (tests/web/node_modules)`);
+  execFileSync('npm', ['install', '--prefix', here, '--no-save', '--no-audit', '--no-fund',
+                       `playwright-core@${PW}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return req('playwright-core');
+}
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+                '.wasm': 'application/wasm', '.png': 'image/png' };
+function serve() {
+  const server = http.createServer((q, r) => {
+    const p = path.join(web, decodeURIComponent(new URL(q.url, 'http://x').pathname));
+    if (!p.startsWith(web) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) {
+      r.writeHead(404); r.end(); return;
+    }
+    r.writeHead(200, { 'Content-Type': TYPES[path.extname(p)] || 'application/octet-stream' });
+    fs.createReadStream(p).pipe(r);
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+// the native CLI, from a scratch directory, with no way to reach a network
+function cli(args, cwd) {
+  const r = spawnSync(native, args, {
+    cwd, encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: cwd, HF_ENDPOINT: 'http://127.0.0.1:9',
+           KVPLAN_OLLAMA_REGISTRY: 'http://127.0.0.1:9' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function firstDiff(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `at byte ${i}: page ${JSON.stringify(a.slice(i, i + 60))} vs cli ${JSON.stringify(b.slice(i, i + 60))}`;
+}
+
+function same(name, page, want) {
+  for (const k of ['code', 'stdout', 'stderr'])
+    if (page[k] !== want[k]) {
+      check(name, false, k === 'code' ? `exit ${page.code} vs ${want.code}` : `${k} ${firstDiff(String(page[k]), String(want[k]))}`);
+      return;
+    }
+  check(name, true);
+}
+
+const COMMANDS = [
+  ['mem', 'qwen3-8b', '-c', '32k', '--runtime', 'theory'],
+  ['mem', 'gemma-3-4b-it', '--runtime', 'llama.cpp', '-c', '32768', '-np', '1', '-fa', 'on'],
+  ['mem', 'qwen3.5-9b', '--runtime', 'llama.cpp', '-c', '128k', '-np', '4', '--json'],
+  ['mem', 'qwen3-8b', '--runtime', 'vllm', '--gpu', 'H100', '--json'],
+  ['mem', 'deepseek-v2-lite', '--runtime', 'vllm', '--max-model-len', '32768'],
+  ['fit', 'qwen3-8b', '--memory', '24GiB', '--runtime', 'all'],
+  ['compare', 'qwen3-8b', 'gemma-3-4b-it', 'qwen3.5-9b', '-c', '4k,32k,128k'],
+  ['techniques', 'qwen3-8b', '--runtime', 'vllm'],
+  ['techniques', 'gemma-3-4b-it', '--runtime', 'llama.cpp', '--json'],
+  ['show', 'jamba-v0.1'],
+  ['--', 'vllm', 'serve', 'qwen3-8b', '--max-model-len', '32768', '--kv-cache-dtype', 'fp8'],
+  ['--', 'llama-server', '-m', 'twin.gguf', '-c', '16384', '-np', '2', '-fa', 'on'],
+  ['mem', 'no-such-model'],
+];
+
+async function main() {
+  for (const f of ['index.html', 'kvplan.js', 'kvplan.wasm'])
+    if (!fs.existsSync(path.join(web, f))) { console.error(`web-test: no build/web/${f}: run make web`); process.exit(2); }
+  const { chromium } = playwright();
+  const server = await serve();
+  const url = `http://127.0.0.1:${server.address().port}/index.html`;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvplan-web-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => check('no page error', false, String(e)));
+    const t0 = Date.now();
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+    check(`the page is ready (${Date.now() - t0} ms)`, true);
+
+    // 1. byte for byte (a small twin GGUF for the pasted llama-server line)
+    const tiny = fs.readFileSync(path.join(root, 'tests/data/twin/tiny-gemma3.gguf'));
+    fs.writeFileSync(path.join(scratch, 'twin.gguf'), tiny);
+    await page.evaluate((b) => window.kvplan.writeFile('/twin.gguf', new Uint8Array(b)), [...tiny]);
+    for (const args of COMMANDS) {
+      const got = await page.evaluate((a) => window.kvplan.run(a), args);
+      same(`run(${args.join(' ')})`, got, cli(args, scratch));
+    }
+    const svgPage = await page.evaluate(() => {
+      const r = window.kvplan.run(['plot', 'qwen3.5-9b', '-o', 'p.svg', '--force']);
+      r.svg = new TextDecoder().decode(window.kvplan.readFile('/p.svg'));
+      return r;
+    });
+    const svgCli = cli(['plot', 'qwen3.5-9b', '-o', 'p.svg', '--force'], scratch);
+    same('run(plot qwen3.5-9b -o p.svg)', { code: svgPage.code, stdout: svgPage.stdout, stderr: svgPage.stderr }, svgCli);
+    check('the plot SVG equals the CLI\'s', svgPage.svg === fs.readFileSync(path.join(scratch, 'p.svg'), 'utf8'));
+
+    // 2. the form
+    await page.selectOption('#model', 'gemma-3-4b-it');
+    await page.selectOption('#runtime', 'llama.cpp');
+    await page.fill('#ctx', '16384');
+    await page.fill('#np', '2');
+    await page.selectOption('#ctk', 'q8_0');
+    await page.selectOption('#ctv', 'q8_0');
+    await page.selectOption('#fa', 'on');
+    await page.click('button[data-cmd="mem"]');
+    const shown = await page.textContent('#cmd');
+    const formOut = await page.textContent('#stdout');
+    const want = cli(['mem', 'gemma-3-4b-it', '--runtime', 'llama.cpp', '-c', '16384', '-np', '2',
+                      '-ctk', 'q8_0', '-ctv', 'q8_0', '-fa', 'on'], scratch);
+    check('form: the command shown is the flags set',
+          shown === 'kvplan mem gemma-3-4b-it --runtime llama.cpp -c 16384 -np 2 -ctk q8_0 -ctv q8_0 -fa on', shown);
+    check('form: the table is the CLI\'s', formOut === want.stdout, firstDiff(formOut, want.stdout));
+    check('form: the link restores the query', (await page.evaluate(() => location.hash)).includes('model=gemma-3-4b-it'));
+    await page.screenshot({ path: path.join(web, 'screenshot.png'), fullPage: true });
+
+    // 3. a pasted config.json
+    const cfg = fs.readFileSync(path.join(root, 'data/models/Qwen__Qwen3-8B.json'), 'utf8');
+    await page.click('button[data-tab="config"]');
+    await page.fill('#config', cfg);
+    await page.selectOption('#runtime', 'theory');
+    await page.selectOption('#ctk', 'f16');
+    await page.selectOption('#ctv', 'f16');
+    await page.fill('#ctx', '32k');
+    await page.click('button[data-cmd="mem"]');
+    fs.writeFileSync(path.join(scratch, 'config.json'), cfg);
+    const cfgOut = (await page.textContent('#stdout')).split('/in/config.json').join('config.json');
+    const cfgWant = cli(['mem', 'config.json', '--runtime', 'theory', '-c', '32k', '-ctk', 'f16', '-ctv', 'f16'], scratch);
+    check('pasted config.json: the CLI\'s table', cfgWant.code === 0 && cfgOut === cfgWant.stdout, firstDiff(cfgOut, cfgWant.stdout));
+
+    // 4. a twin GGUF over 4 GiB, dropped: its header only is read
+    const twin = path.join(scratch, 'qwen3-8b-twin.gguf');
+    const tw = cli(['twin', 'qwen3-8b', '-o', twin], scratch);
+    const size = fs.statSync(twin).size;
+    check(`twin written, ${(size / 2 ** 30).toFixed(1)} GiB apparent size`, tw.code === 0 && size > 2 ** 32, tw.stderr);
+    await page.click('button[data-tab="gguf"]');
+    await page.selectOption('#runtime', 'llama.cpp');
+    await page.fill('#ctx', '32768');
+    await page.fill('#np', '1');
+    await page.selectOption('#ctk', 'f16');
+    await page.selectOption('#ctv', 'f16');
+    await page.setInputFiles('#ggufs', twin);
+    await page.waitForFunction(() => /header only read/.test(document.getElementById('gguf-name').textContent), null, { timeout: 60000 });
+    const ggOut = (await page.textContent('#stdout')).split('/in/qwen3-8b-twin.gguf').join(twin);
+    const ggErr = await page.textContent('#stderr');
+    const ggWant = cli(['mem', twin, '--runtime', 'llama.cpp', '-c', '32768', '-np', '1', '-ctk', 'f16', '-ctv', 'f16', '-fa', 'on'], scratch);
+    check('dropped >4 GiB GGUF: the CLI\'s table', ggWant.code === 0 && ggOut === ggWant.stdout,
+          ggErr + firstDiff(ggOut, ggWant.stdout));
+
+    // 5. a phone's width
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.click('button[data-tab="catalog"]');
+    await page.click('button[data-cmd="mem"]');
+    await page.screenshot({ path: path.join(web, 'screenshot-phone.png'), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check('phone width: nothing but the tables scrolls sideways', overflow <= 0, `${overflow} px wider`);
+  } finally {
+    await browser.close();
+    server.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  console.log(`\n${pass} passed, ${fail} failed`);
+  process.exit(fail ? 1 : 0);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
