@@ -2,8 +2,9 @@
 # needs nothing beyond build-essential and pkg-config; see README.md.
 #
 #   make            library (static + shared) and the kvplan tool, in build/
-#   make test       unit tests, data-driven CLI cases (tests/run.sh) and the
-#                   llama.cpp oracle (tests/oracle/run.sh: the real llama.cpp)
+#   make test       unit tests, data-driven CLI cases (tests/run.sh), the browser
+#                   build's (web/web.mk: web-check, web-test) and the llama.cpp
+#                   oracle (tests/oracle/run.sh: the real llama.cpp)
 #   make check      unit tests and cases only
 #   make check SAN=1  those under AddressSanitizer + UBSan (build-san/)
 #   make demo       the catalog table
@@ -84,6 +85,10 @@ check:
 test:
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory -j1 install-check
+	@case '$(MAKEFLAGS)' in *jobserver*) j= ;; *) j=-j$(NPROC) ;; esac; \
+	$(MAKE) --no-print-directory $$j web
+	@$(MAKE) --no-print-directory -j1 web-check
+	@$(MAKE) --no-print-directory -j1 web-test
 	@$(MAKE) --no-print-directory -j1 oracle
 
 # make install into a scratch prefix; the README's library example against it

@@ -100,3 +100,8 @@ web-check: $(WEB)/kvplan
 .PHONY: web-test
 web-test: web $(B)/kvplan
 	@node tests/web/run.mjs
+
+# page ready time and one query's time in the browser, beside the native CLI
+.PHONY: bench-web
+bench-web: web $(B)/kvplan
+	@node bench/bench_web.mjs

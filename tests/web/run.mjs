@@ -8,61 +8,28 @@
 //  3. a pasted config.json;
 //  4. a dropped shape-twin GGUF larger than 4 GiB (sparse on disk), of which
 //     the page reads the header only;
-//  5. screenshots at desktop and phone widths (build/web/screenshot*.png).
+//  5. screenshots at desktop and phone widths (build/web/screenshot*.png);
+//  6. the single-file page opened from disk (file://).
 //
 // The page is served from build/web by a server this script starts on
 // 127.0.0.1; nothing else is contacted.  playwright-core is installed into
 // tests/web/node_modules on first use (npm, pinned).
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { playwright, serve, runNative } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, '../..');
 const web = path.join(root, 'build/web');
 const native = path.join(root, 'build/kvplan');
-const PW = '1.64.1';
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const cli = (args, cwd) => runNative(native, args, cwd);
 
 let pass = 0, fail = 0;
 function check(name, ok, why = '') {
   if (ok) { pass++; console.log(`PASS web: ${name}`); }
   else { fail++; console.log(`FAIL web: ${name}${why ? ': ' + why : ''}`); }
-}
-
-function playwright() {
-  const req = createRequire(path.join(here, 'package.json'));
-  try { return req('playwright-core'); } catch { /* install below */ }
-  console.error(`web-test: npm install playwright-core@${PW} (tests/web/node_modules)`);
-  execFileSync('npm', ['install', '--prefix', here, '--no-save', '--no-audit', '--no-fund',
-                       `playwright-core@${PW}`], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return req('playwright-core');
-}
-
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
-                '.wasm': 'application/wasm', '.png': 'image/png' };
-function serve() {
-  const server = http.createServer((q, r) => {
-    const p = path.join(web, decodeURIComponent(new URL(q.url, 'http://x').pathname));
-    if (!p.startsWith(web) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) {
-      r.writeHead(404); r.end(); return;
-    }
-    r.writeHead(200, { 'Content-Type': TYPES[path.extname(p)] || 'application/octet-stream' });
-    fs.createReadStream(p).pipe(r);
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
-
-// the native CLI, from a scratch directory, with no way to reach a network
-function cli(args, cwd) {
-  const r = spawnSync(native, args, {
-    cwd, encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: cwd, HF_ENDPOINT: 'http://127.0.0.1:9',
-           KVPLAN_OLLAMA_REGISTRY: 'http://127.0.0.1:9' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function firstDiff(a, b) {
@@ -100,7 +67,7 @@ async function main() {
   for (const f of ['index.html', 'kvplan.js', 'kvplan.wasm'])
     if (!fs.existsSync(path.join(web, f))) { console.error(`web-test: no build/web/${f}: run make web`); process.exit(2); }
   const { chromium } = playwright();
-  const server = await serve();
+  const server = await serve(web);
   const url = `http://127.0.0.1:${server.address().port}/index.html`;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvplan-web-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -188,6 +155,14 @@ async function main() {
     await page.screenshot({ path: path.join(web, 'screenshot-phone.png'), fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check('phone width: nothing but the tables scrolls sideways', overflow <= 0, `${overflow} px wider`);
+
+    // 6. the single file, opened from disk
+    const single = await browser.newPage();
+    await single.goto('file://' + path.join(web, 'kvplan-single.html'));
+    await single.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+    const args = ['mem', 'qwen3-next-80b-a3b-thinking', '--runtime', 'llama.cpp', '-c', '64k', '-np', '2'];
+    same('single file from disk: run(' + args.join(' ') + ')',
+         await single.evaluate((a) => window.kvplan.run(a), args), cli(args, scratch));
   } finally {
     await browser.close();
     server.close();

@@ -1,0 +1,45 @@
+// harness.mjs - what kvplan's browser test (tests/web/run.mjs) and bench
+// (bench/bench_web.mjs) share: playwright-core, installed into
+// tests/web/node_modules on first use (npm, pinned); a static server for
+// build/web on 127.0.0.1; the native CLI run with no way to reach a network.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const PW = '1.64.1';
+
+export function playwright() {
+  const req = createRequire(path.join(here, 'package.json'));
+  try { return req('playwright-core'); } catch { /* install below */ }
+  console.error(`web: npm install playwright-core@${PW} (tests/web/node_modules)`);
+  execFileSync('npm', ['install', '--prefix', here, '--no-save', '--no-audit', '--no-fund',
+                       `playwright-core@${PW}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return req('playwright-core');
+}
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+                '.wasm': 'application/wasm', '.png': 'image/png' };
+
+export function serve(dir) {
+  const server = http.createServer((q, r) => {
+    const p = path.join(dir, decodeURIComponent(new URL(q.url, 'http://x').pathname));
+    if (!p.startsWith(dir) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) {
+      r.writeHead(404); r.end(); return;
+    }
+    r.writeHead(200, { 'Content-Type': TYPES[path.extname(p)] || 'application/octet-stream' });
+    fs.createReadStream(p).pipe(r);
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+// a kvplan binary (or wrapper) from a scratch directory, its network closed
+export function runNative(bin, args, cwd) {
+  const r = spawnSync(bin, args, {
+    cwd, encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: cwd, HF_ENDPOINT: 'http://127.0.0.1:9',
+           KVPLAN_OLLAMA_REGISTRY: 'http://127.0.0.1:9' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
