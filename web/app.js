@@ -5,8 +5,26 @@
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
   var CACHE_TYPES = ['f16', 'bf16', 'f32', 'q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'iq4_nl', 'fp8'];
-  var FIELDS = ['model', 'runtime', 'ctx', 'np', 'ctk', 'ctv', 'fa', 'gpu', 'gmu', 'memory'];
-  var state = { tab: 'catalog', gguf: null, cmd: 'mem' };
+  var FIELDS = ['model', 'repo', 'runtime', 'ctx', 'np', 'ctk', 'ctv', 'fa', 'gpu', 'gmu', 'memory'];
+  var state = { tab: 'catalog', gguf: null, cmd: 'mem', fetched: {} };
+  // the Hub, or another endpoint given as #hub=URL (a mirror, or a test's server)
+  var hub = new URLSearchParams(location.hash.slice(1)).get('hub') || 'https://huggingface.co';
+  var REPO = /^[\w.-]+\/[\w.-]+$/;
+
+  // ORG/NAME's config.json, fetched once, kept in the page's file system
+  function fetchRepo(id) {
+    if (state.fetched[id]) return Promise.resolve(state.fetched[id]);
+    var dir = '/in/hub/' + id;
+    return fetch(hub + '/' + id + '/resolve/main/config.json').then(function (r) {
+      if (!r.ok) throw new Error(id + ': the Hub answered HTTP ' + r.status + ' for config.json' +
+                                 (r.status === 401 || r.status === 403 ? ' (a gated or private model)' : ''));
+      return r.arrayBuffer();
+    }).then(function (b) {
+      kvplan.writeFile(dir + '/config.json', new Uint8Array(b));
+      state.fetched[id] = dir;
+      return dir;
+    });
+  }
 
   function options(sel, values, chosen) {
     sel.innerHTML = '';
@@ -78,6 +96,8 @@
       return '/in/config.json';
     }
     if (state.tab === 'gguf') return state.gguf;
+    var repo = $('repo').value.trim();
+    if (repo && REPO.test(repo)) return state.fetched[repo] || null;
     return $('model').value;
   }
 
@@ -123,9 +143,21 @@
   function quote(a) { return /^[\w.,:\/=+-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'"; }
 
   function go(cmd) {
+    var repo = $('repo').value.trim();
+    if (state.tab === 'catalog' && repo && !REPO.test(repo)) {
+      $('stderr').textContent = repo + ': a Hugging Face repo is ORG/NAME';
+      return Promise.resolve();
+    }
+    if (state.tab === 'catalog' && repo && !state.fetched[repo]) {
+      $('cmd').textContent = 'fetching ' + repo + '/config.json…';
+      return fetchRepo(repo).then(function () { return go(cmd); }, function (e) {
+        $('stdout').textContent = '';
+        $('stderr').textContent = String(e.message || e);
+      });
+    }
     state.cmd = cmd;
     var args = argsFor(cmd);
-    if (!args) { $('stderr').textContent = 'Drop a GGUF file first.'; return; }
+    if (!args) { $('stderr').textContent = 'Drop a GGUF file first.'; return Promise.resolve(); }
     $('cmd').textContent = 'kvplan ' + args.map(quote).join(' ');
     var t0 = performance.now();
     var r = kvplan.run(args);
@@ -137,12 +169,14 @@
     }
     document.body.dataset.lastMs = String(Math.round(performance.now() - t0));
     saveToUrl();
+    return Promise.resolve();
   }
 
   function saveToUrl() {
     var p = new URLSearchParams();
     p.set('tab', state.tab);
     p.set('cmd', state.cmd);
+    if (hub !== 'https://huggingface.co') p.set('hub', hub);
     FIELDS.forEach(function (f) { p.set(f, $(f).value); });
     if (state.tab === 'config' && $('config').value.length < 6000) p.set('config', $('config').value);
     if (state.tab === 'paste' && $('paste').value.length < 6000) p.set('paste', $('paste').value);
@@ -181,10 +215,11 @@
       b.addEventListener('click', function () { go(b.dataset.cmd); });
     });
     $('runtime').addEventListener('change', function () { showRuntime(); go(state.cmd); });
+    $('model').addEventListener('change', function () { $('repo').value = ''; });
     ['model', 'ctk', 'ctv', 'fa', 'gpu'].forEach(function (id) {
       $(id).addEventListener('change', function () { go(state.cmd); });
     });
-    ['ctx', 'np', 'gmu', 'memory'].forEach(function (id) {
+    ['ctx', 'np', 'gmu', 'memory', 'repo'].forEach(function (id) {
       $(id).addEventListener('keydown', function (e) { if (e.key === 'Enter') go(state.cmd); });
     });
     $('ggufs').addEventListener('change', function (e) { takeGgufs(e.target.files); });
@@ -207,8 +242,7 @@
     wire();
     var cmd = restoreFromUrl();
     showRuntime();
-    go(cmd || 'mem');
-    document.body.dataset.ready = '1';
+    go(cmd || 'mem').then(function () { document.body.dataset.ready = '1'; });
     if ('serviceWorker' in navigator && location.protocol !== 'file:')
       navigator.serviceWorker.register('sw.js').catch(function () { /* offline cache is optional */ });
   });

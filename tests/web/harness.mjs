@@ -23,15 +23,26 @@ export function playwright() {
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
                 '.wasm': 'application/wasm', '.png': 'image/png' };
 
-export function serve(dir) {
+// routes: extra URL paths served from files (a fake Hub's config.json);
+// served.log lists every path asked for
+export function serve(dir, routes = {}) {
+  const log = [];
   const server = http.createServer((q, r) => {
-    const p = path.join(dir, decodeURIComponent(new URL(q.url, 'http://x').pathname));
+    const u = decodeURIComponent(new URL(q.url, 'http://x').pathname);
+    log.push(u);
+    if (routes[u]) {
+      r.writeHead(200, { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' });
+      r.end(fs.readFileSync(routes[u]));
+      return;
+    }
+    const p = path.join(dir, u);
     if (!p.startsWith(dir) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) {
       r.writeHead(404); r.end(); return;
     }
     r.writeHead(200, { 'Content-Type': TYPES[path.extname(p)] || 'application/octet-stream' });
     fs.createReadStream(p).pipe(r);
   });
+  server.served = log;
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
 

@@ -9,7 +9,8 @@
 //  4. a dropped shape-twin GGUF larger than 4 GiB (sparse on disk), of which
 //     the page reads the header only;
 //  5. screenshots at desktop and phone widths (build/web/screenshot*.png);
-//  6. the single-file page opened from disk (file://).
+//  6. the single-file page opened from disk (file://);
+//  7. a repo id whose config.json the page fetches from a fake Hub here.
 //
 // The page is served from build/web by a server this script starts on
 // 127.0.0.1; nothing else is contacted.  playwright-core is installed into
@@ -67,7 +68,8 @@ async function main() {
   for (const f of ['index.html', 'kvplan.js', 'kvplan.wasm'])
     if (!fs.existsSync(path.join(web, f))) { console.error(`web-test: no build/web/${f}: run make web`); process.exit(2); }
   const { chromium } = playwright();
-  const server = await serve(web);
+  const qwen = path.join(root, 'data/models/Qwen__Qwen3-8B.json');
+  const server = await serve(web, { '/hub/Qwen/Qwen3-8B/resolve/main/config.json': qwen });
   const url = `http://127.0.0.1:${server.address().port}/index.html`;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvplan-web-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -155,6 +157,30 @@ async function main() {
     await page.screenshot({ path: path.join(web, 'screenshot-phone.png'), fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check('phone width: nothing but the tables scrolls sideways', overflow <= 0, `${overflow} px wider`);
+
+    // 7. a repo id: its config.json fetched by the page, from a fake Hub on
+    //    this server (#hub=), once
+    const hubPage = await browser.newPage();
+    const port = server.address().port;
+    const before = server.served.length;
+    await hubPage.goto(`${url}#hub=${encodeURIComponent(`http://127.0.0.1:${port}/hub`)}` +
+                       '&tab=catalog&repo=Qwen/Qwen3-8B&runtime=theory&ctx=32k&ctk=f16&ctv=f16&cmd=mem');
+    await hubPage.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+    const repoDir = path.join(scratch, 'Qwen/Qwen3-8B');
+    fs.mkdirSync(repoDir, { recursive: true });
+    fs.copyFileSync(qwen, path.join(repoDir, 'config.json'));
+    const hubOut = (await hubPage.textContent('#stdout')).split('/in/hub/Qwen/Qwen3-8B').join('Qwen/Qwen3-8B');
+    const hubWant = cli(['mem', 'Qwen/Qwen3-8B', '--runtime', 'theory', '-c', '32k', '-ctk', 'f16', '-ctv', 'f16'], scratch);
+    check('repo id: the fetched config.json gives the CLI\'s table', hubWant.code === 0 && hubOut === hubWant.stdout,
+          (await hubPage.textContent('#stderr')) + firstDiff(hubOut, hubWant.stdout));
+    await hubPage.click('button[data-cmd="show"]');
+    const asked = server.served.slice(before).filter((u) => u.startsWith('/hub/'));
+    check('repo id: one request to the Hub, for its config.json, however many queries',
+          asked.length === 1 && asked[0] === '/hub/Qwen/Qwen3-8B/resolve/main/config.json', asked.join(' '));
+    await hubPage.fill('#repo', 'kvtest/no-such-model');
+    await hubPage.click('button[data-cmd="mem"]');
+    await hubPage.waitForFunction(() => /HTTP 404/.test(document.getElementById('stderr').textContent), null, { timeout: 20000 });
+    check('repo id: a missing repo says the Hub answered 404', true);
 
     // 6. the single file, opened from disk
     const single = await browser.newPage();
