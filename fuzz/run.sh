@@ -27,7 +27,19 @@ done
 wait
 rm -f "$out/libkvplan-fuzz.a"
 ar rcs "$out/libkvplan-fuzz.a" "${objs[@]}"
+# each target builds, then fuzzes beside the others, one per core
+fuzz_one() { # name
+    local name=$1 corpus="$out/corpus-$1"
+    if ! "$out/$name" -artifact_prefix="$out/" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=65536 "$corpus" >"$out/$name.log" 2>&1; then
+        echo "fuzz: $name FAILED"
+        tail -30 "$out/$name.log"
+        return 1
+    fi
+    echo "fuzz: $name for ${secs}s: $(grep -E "^(#[0-9]+|Done)" "$out/$name.log" | tail -1)"
+}
 status=0
+pids=()
 for t in fuzz/fuzz_*.c; do
     name=$(basename "$t" .c)
     # shellcheck disable=SC2086
@@ -43,13 +55,12 @@ for t in fuzz/fuzz_*.c; do
     esac
     # seeds of the parsers of remote answers (manifests, Hub JSON) live beside them
     [ ! -d "fuzz/seeds/$name" ] || cp -n "fuzz/seeds/$name"/* "$corpus"/ 2>/dev/null || true
-    echo "fuzz: $name for ${secs}s"
-    if ! "$out/$name" -artifact_prefix="$out/" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        "$corpus" >"$out/$name.log" 2>&1; then
-        tail -30 "$out/$name.log"
-        status=1
-    else
-        grep -E "^(#[0-9]+|Done)" "$out/$name.log" | tail -1
-    fi
+    while [ "${#pids[@]}" -ge "$(nproc)" ]; do
+        wait "${pids[0]}" || status=1
+        pids=("${pids[@]:1}")
+    done
+    fuzz_one "$name" &
+    pids+=($!)
 done
+for p in "${pids[@]}"; do wait "$p" || status=1; done
 exit $status

@@ -12,6 +12,9 @@
 
 #define MOONCAKE_BLOCK 512u
 #define MAX_REQUESTS (1ull << 24)
+/* A generator's requests: a million is past any workload worth replaying
+ * one by one, and a spec of a few bytes must not cost seconds to refuse. */
+#define MAX_SYNTH_REQUESTS (1ull << 20)
 #define MAX_HASHES (1ull << 25)
 
 /* ---- growing the workload ---- */
@@ -248,9 +251,9 @@ static int check_size(const char *spec, uint64_t n_req, uint64_t tokens, uint32_
                       kvp_error *err)
 {
     uint64_t blocks = tokens / bs;
-    if (n_req > MAX_REQUESTS || (blocks && n_req > MAX_HASHES / blocks))
+    if (n_req > MAX_SYNTH_REQUESTS || (blocks && n_req > MAX_HASHES / blocks))
         return kvp_fail(err, KVP_EINPUT, "%s: more than %llu requests or %llu blocks", spec,
-                        MAX_REQUESTS, MAX_HASHES);
+                        MAX_SYNTH_REQUESTS, MAX_HASHES);
     return 0;
 }
 
@@ -275,10 +278,10 @@ static int gen_cyclic(kvp_workload *w, const char *spec, const char *args, kvp_e
     size_t cr = 0, ch = 0;
     if (parse_fields(spec, args, v, 3, 5, NULL, err))
         return -1;
-    if ((v[0] && v[2] > MAX_REQUESTS / v[0]) ||
+    if ((v[0] && v[2] > MAX_SYNTH_REQUESTS / v[0]) ||
         check_size(spec, v[0] * v[2], v[1] + v[3] + v[4], w->block_size, err))
         return kvp_fail(err, KVP_EINPUT, "%s: more than %llu requests or %llu blocks", spec,
-                        MAX_REQUESTS, MAX_HASHES);
+                        MAX_SYNTH_REQUESTS, MAX_HASHES);
     for (uint64_t pass = 0; pass < v[2]; pass++)
         for (uint64_t d = 0; d < v[0]; d++) {
             seg s[2] = {{SEG_ID(SEG_DOC, d), v[1]}, {SEG_ID(SEG_SUFFIX, pass * v[0] + d), v[3]}};
@@ -299,10 +302,10 @@ static int gen_grouped(kvp_workload *w, const char *spec, const char *args, kvp_
     int cyclic = !strcmp(order, "cyclic");
     if (!cyclic && strcmp(order, "grouped"))
         return kvp_fail(err, KVP_EUSAGE, "%s: the order is cyclic or grouped", spec);
-    if ((v[0] && v[1] > MAX_REQUESTS / v[0]) ||
+    if ((v[0] && v[1] > MAX_SYNTH_REQUESTS / v[0]) ||
         check_size(spec, v[0] * v[1], v[2] + v[3] + v[4], w->block_size, err))
         return kvp_fail(err, KVP_EINPUT, "%s: more than %llu requests or %llu blocks", spec,
-                        MAX_REQUESTS, MAX_HASHES);
+                        MAX_SYNTH_REQUESTS, MAX_HASHES);
     /* cyclic: g0 g1 ... g(G-1), K times over; grouped: each group's K in a row */
     for (uint64_t i = 0; i < v[0] * v[1]; i++) {
         uint64_t g = cyclic ? i % v[0] : i / v[1], k = cyclic ? i / v[0] : i % v[1];
