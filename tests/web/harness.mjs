@@ -35,7 +35,8 @@ export function serve(dir, routes = {}) {
       r.end(fs.readFileSync(routes[u]));
       return;
     }
-    const p = path.join(dir, u);
+    let p = path.join(dir, u);
+    if (u.endsWith('/')) p = path.join(p, 'index.html'); // as a static host does
     if (!p.startsWith(dir) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) {
       r.writeHead(404); r.end(); return;
     }

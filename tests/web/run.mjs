@@ -10,7 +10,8 @@
 //     the page reads the header only;
 //  5. screenshots at desktop and phone widths (build/web/screenshot*.png);
 //  6. the single-file page opened from disk (file://);
-//  7. a repo id whose config.json the page fetches from a fake Hub here.
+//  7. a repo id whose config.json the page fetches from a fake Hub here;
+//  8. the page reloaded offline, from its service worker's cache.
 //
 // The page is served from build/web by a server this script starts on
 // 127.0.0.1; nothing else is contacted.  playwright-core is installed into
@@ -181,6 +182,25 @@ async function main() {
     await hubPage.click('button[data-cmd="mem"]');
     await hubPage.waitForFunction(() => /HTTP 404/.test(document.getElementById('stderr').textContent), null, { timeout: 20000 });
     check('repo id: a missing repo says the Hub answered 404', true);
+
+    // 8. offline once loaded: the service worker serves the page again
+    const ctx = await browser.newContext();
+    const off = await ctx.newPage();
+    await off.goto(url);
+    await off.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+    const cached = await off.evaluate(() => Promise.race([
+      navigator.serviceWorker.ready.then(() => caches.open('kvplan-v1'))
+        .then((c) => new Promise((ok) => { const t = setInterval(() => c.keys().then((k) => {
+          if (k.length >= 7) { clearInterval(t); ok(true); } }), 100); })),
+      new Promise((ok) => setTimeout(() => ok(false), 30000))]));
+    check('the service worker caches the page\'s 7 files', cached);
+    await ctx.setOffline(true);
+    await off.reload();
+    await off.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+    const offArgs = ['mem', 'llama-3.1-8b', '--runtime', 'llama.cpp', '-c', '8k'];
+    same('offline, reloaded from the service worker: run(' + offArgs.join(' ') + ')',
+         await off.evaluate((a) => window.kvplan.run(a), offArgs), cli(offArgs, scratch));
+    await ctx.close();
 
     // 6. the single file, opened from disk
     const single = await browser.newPage();
