@@ -3,6 +3,7 @@
  * own timestamps, or as a Poisson process (exponential gaps, as vLLM's
  * benchmark draws them), seeded so a replay is repeatable. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "serve.h"
 
@@ -37,5 +38,32 @@ int serve_arrivals(const kvp_workload *w, int how, double rate, uint64_t seed, d
             out[i] = 0;
         }
     }
+    return 0;
+}
+
+typedef struct arrival {
+    double t;
+    uint32_t id;
+} arrival;
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const arrival *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int serve_sort_by_arrival(const double *arrival_s, uint32_t *ids, size_t n)
+{
+    arrival *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (arrival){arrival_s[ids[i]], ids[i]};
+    qsort(a, n, sizeof *a, cmp_arrival);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = a[i].id;
+    free(a);
     return 0;
 }

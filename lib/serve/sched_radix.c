@@ -43,7 +43,8 @@ typedef struct sim {
     const serve_config *c;
     uint32_t bs;
     rreq *r;
-    size_t n, *order, next_arrival;
+    size_t n, next_arrival;
+    uint32_t *order;           /* request ids by arrival */
     size_t *wait, n_wait, *run, n_run, *batch, n_batch;
     long chunked;              /* the one request mid-prefill, or -1 */
     radix_tree *tree;          /* NULL: cache disabled (ChunkCache) */
@@ -514,34 +515,6 @@ static int run_decode(sim *s, kvp_error *err)
 
 /* ---- setup and the loop ---- */
 
-typedef struct tkey {
-    double t;
-    size_t i;
-} tkey;
-
-static int cmp_arrival(const void *x, const void *y)
-{
-    const tkey *a = x, *b = y;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
-}
-
-/* arrival order, ties in workload order */
-static int sort_arrivals(sim *s)
-{
-    tkey *k = calloc(s->n + 1, sizeof *k);
-    if (!k)
-        return -1;
-    for (size_t i = 0; i < s->n; i++)
-        k[i] = (tkey){s->r[i].arrive, i};
-    qsort(k, s->n, sizeof *k, cmp_arrival);
-    for (size_t i = 0; i < s->n; i++)
-        s->order[i] = k[i].i;
-    free(k);
-    return 0;
-}
-
 static int too_big(const sim *s, const kvp_sim_request *q, uint64_t max_new)
 {
     uint64_t need;
@@ -572,8 +545,9 @@ static int setup(sim *s, const kvp_workload *w, const double *arrival_s, kvp_err
         r->outputs = q->output_tokens;
         r->arrive = arrival_s[i];
         r->state = too_big(s, q, r->max_new) || !q->prompt_tokens ? R_SKIPPED : R_PENDING;
+        s->order[i] = (uint32_t)i;
     }
-    if (sort_arrivals(s))
+    if (serve_sort_by_arrival(arrival_s, s->order, s->n))
         return kvp_fail(err, KVP_EINPUT, "radix replay: out of memory");
     return 0;
 }

@@ -108,34 +108,6 @@ static void wq_pop_front(vsim *s)
     s->wq_len--;
 }
 
-typedef struct arrival {
-    double t;
-    uint32_t id;
-} arrival;
-
-static int cmp_arrival(const void *a, const void *b)
-{
-    const arrival *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-/* FCFS order: by arrival time, ties in workload order */
-static int sort_by_arrival(vsim *s, kvp_error *err)
-{
-    arrival *a = malloc((s->n_order ? s->n_order : 1) * sizeof *a);
-    if (!a)
-        return kvp_fail(err, KVP_EINPUT, "sim: out of memory");
-    for (size_t i = 0; i < s->n_order; i++)
-        a[i] = (arrival){s->rq[s->order[i]].arrival, s->order[i]};
-    qsort(a, s->n_order, sizeof *a, cmp_arrival);
-    for (size_t i = 0; i < s->n_order; i++)
-        s->order[i] = a[i].id;
-    free(a);
-    return 0;
-}
-
 /* ---- setup ---- */
 
 /* vLLM refuses a prompt + max_tokens beyond max_model_len; a sequence
@@ -174,7 +146,9 @@ static int init_requests(vsim *s, const double *arrival_s, kvp_error *err)
         }
         s->order[s->n_order++] = (uint32_t)i;
     }
-    return sort_by_arrival(s, err);
+    if (serve_sort_by_arrival(arrival_s, s->order, s->n_order))
+        return kvp_fail(err, KVP_EINPUT, "sim: out of memory");
+    return 0;
 }
 
 static void admit_arrivals(vsim *s)
@@ -635,8 +609,9 @@ static int configure(vsim *s, const kvp_workload *w, const serve_config *c, kvp_
     s->w = w;
     s->n = w->n_req;
     s->per_request = c->per_request;
-    s->budget = c->max_num_batched_tokens ? c->max_num_batched_tokens : 8192;
-    s->max_seqs = c->max_num_seqs ? c->max_num_seqs : 256;
+    s->budget = c->max_num_batched_tokens ? c->max_num_batched_tokens
+                                          : KVP_VLLM_DEFAULT_BATCHED_TOKENS;
+    s->max_seqs = c->max_num_seqs ? c->max_num_seqs : KVP_VLLM_DEFAULT_MAX_SEQS;
     s->max_len = c->max_model_len;
     s->caching = c->prefix_caching != 0;
     s->async = c->async_scheduling != 0;

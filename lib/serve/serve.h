@@ -91,5 +91,8 @@ typedef struct serve_result {
  * per second from `seed` (the same seed, the same times). */
 int serve_arrivals(const kvp_workload *w, int how, double rate, uint64_t seed, double *out,
                    kvp_error *err);
+/* First come, first served: request ids[0..n) sorted by arrival_s[id], ties
+ * in workload order.  -1 when out of memory. */
+int serve_sort_by_arrival(const double *arrival_s, uint32_t *ids, size_t n);
 
 #endif
