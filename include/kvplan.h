@@ -715,6 +715,11 @@ typedef enum kvp_serve_arrivals {
     KVP_ARRIVE_POISSON   /* a Poisson process of `rate` per second from `seed` */
 } kvp_serve_arrivals;
 
+/* vLLM's scheduler limits where nothing sets them: its LLM class on an A100
+ * (serving-sim-rules.md 1.8); a zero in kvp_serve_config takes these. */
+#define KVP_VLLM_DEFAULT_BATCHED_TOKENS 8192u
+#define KVP_VLLM_DEFAULT_MAX_SEQS 256u
+
 typedef struct kvp_serve_config {
     kvp_serve_policy policy;
     uint64_t num_blocks;            /* vLLM: num_gpu_blocks, the null block included */

@@ -13,11 +13,6 @@
 
 #include "cli.h"
 
-/* vLLM's scheduler defaults without a model to derive them from (the LLM
- * class on an A100, serving-sim-rules.md 1.8), as the library applies them */
-#define VLLM_DEFAULT_BATCHED 8192u
-#define VLLM_DEFAULT_SEQS 256u
-
 /* One run of the command: the scheduler's config, the capacities to replay
  * and what came back. */
 typedef struct serve_job {
@@ -243,9 +238,9 @@ static int setup(const cli_opts *o, serve_job *j)
     if (o->model && (rc = from_model(o, j)))
         return rc;
     if (j->c.policy == KVP_SERVE_VLLM && !j->c.max_num_batched_tokens)
-        j->c.max_num_batched_tokens = VLLM_DEFAULT_BATCHED;
+        j->c.max_num_batched_tokens = KVP_VLLM_DEFAULT_BATCHED_TOKENS;
     if (j->c.policy == KVP_SERVE_VLLM && !j->c.max_num_seqs)
-        j->c.max_num_seqs = VLLM_DEFAULT_SEQS;
+        j->c.max_num_seqs = KVP_VLLM_DEFAULT_MAX_SEQS;
     j->c.prefix_caching = o->prefix_caching != 0;
     j->c.async_scheduling = !o->no_async;
     if ((rc = host_tier(o, j)))

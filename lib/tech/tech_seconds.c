@@ -14,11 +14,6 @@
 
 #include "tech.h"
 
-/* vLLM's scheduler defaults when its rules leave them unset, as kvplan sim
- * --concurrent applies them (serving-sim-rules.md 1.8) */
-#define VLLM_DEFAULT_BATCHED 8192u
-#define VLLM_DEFAULT_SEQS 256u
-
 KVP_PRINTF(2, 3) static int untimed(kvp_tech_recompute *rc, const char *fmt, ...)
 {
     va_list ap;
@@ -60,8 +55,8 @@ static int serve_settings(const tech_ctx *c, const kvp_tech_recompute *rc, kvp_s
         sc->block_size = rc->block_size;
         sc->max_num_batched_tokens = v->max_num_batched_tokens
                                          ? (uint32_t)v->max_num_batched_tokens
-                                         : VLLM_DEFAULT_BATCHED;
-        sc->max_num_seqs = v->max_num_seqs ? v->max_num_seqs : VLLM_DEFAULT_SEQS;
+                                         : KVP_VLLM_DEFAULT_BATCHED_TOKENS;
+        sc->max_num_seqs = v->max_num_seqs ? v->max_num_seqs : KVP_VLLM_DEFAULT_MAX_SEQS;
         sc->max_model_len = v->max_model_len;
         sc->arrivals = c->p->trace ? KVP_ARRIVE_TRACE : KVP_ARRIVE_ALL;
         sc->model = c->m;
