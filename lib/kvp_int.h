@@ -40,6 +40,18 @@ void kvp_note_add(char *notes, size_t width, size_t cap, size_t *n, const char *
     kvp_note_add(&(r)->notes[0][0], sizeof(r)->notes[0],                                  \
                  sizeof(r)->notes / sizeof(r)->notes[0], &(r)->n_notes, __VA_ARGS__)
 
+/* splitmix64's finalizer: chains the synthetic workloads' block hashes
+ * (trace.c) and spreads hashes, which may be small dense integers, over the
+ * open-addressing maps of sim.c's pool and the host tier */
+static inline uint64_t kvp_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 static inline int kvp_mul(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_mul_overflow(a, b, out) ? -1 : 0;

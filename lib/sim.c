@@ -13,21 +13,11 @@
  * map is ~450 MB, far above any real GPU pool. */
 #define SIM_MAX_BLOCKS (1ull << 24)
 
-static uint64_t mix64(uint64_t x)
-{
-    /* splitmix64's finalizer: hash ids may be small dense integers */
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* ---- the hash -> block map (linear probing, backward-shift deletion) ---- */
 
 static uint64_t map_slot(const sim_pool *p, uint64_t hash)
 {
-    uint64_t i = mix64(hash) & p->map_mask;
+    uint64_t i = kvp_mix64(hash) & p->map_mask;
     while (p->map[i] != SIM_NIL && p->blk[p->map[i]].hash != hash)
         i = (i + 1) & p->map_mask;
     return i;
@@ -71,7 +61,7 @@ static void map_remove(sim_pool *p, uint32_t id)
     }
     p->map[i] = SIM_NIL;
     for (uint64_t j = (i + 1) & p->map_mask; p->map[j] != SIM_NIL; j = (j + 1) & p->map_mask) {
-        uint64_t home = mix64(p->blk[p->map[j]].hash) & p->map_mask;
+        uint64_t home = kvp_mix64(p->blk[p->map[j]].hash) & p->map_mask;
         /* move j back into the hole unless its home lies in (i, j] */
         if (((j - home) & p->map_mask) >= ((j - i) & p->map_mask)) {
             p->map[i] = p->map[j];

@@ -161,18 +161,9 @@ typedef struct seg {
 enum { SEG_PREFIX = 1, SEG_UNIQUE, SEG_OUTPUT, SEG_DOC, SEG_SUFFIX, SEG_GROUP };
 #define SEG_ID(kind, n) (((uint64_t)(kind) << 56) | (uint64_t)(n))
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static uint64_t fold(uint64_t h, uint64_t v)
 {
-    return mix64(h ^ mix64(v + 0x9e3779b97f4a7c15ull));
+    return kvp_mix64(h ^ kvp_mix64(v + 0x9e3779b97f4a7c15ull));
 }
 
 /* h_i = H(h_{i-1}, the tokens of block i), the tokens named by their runs */

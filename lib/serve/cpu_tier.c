@@ -9,14 +9,6 @@
 
 #define CT_NIL UINT32_MAX
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
 int cpu_tier_init(cpu_tier *t, uint64_t capacity, uint64_t distinct, kvp_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -55,7 +47,7 @@ void cpu_tier_destroy(cpu_tier *t)
 /* the slot holding hash, or the empty slot where it would go */
 static uint64_t slot_of(const cpu_tier *t, uint64_t hash)
 {
-    uint64_t i = mix(hash) & t->mask;
+    uint64_t i = kvp_mix64(hash) & t->mask;
     while (t->map[i] != CT_NIL && t->c[t->map[i]].hash != hash)
         i = (i + 1) & t->mask;
     return i;
@@ -75,7 +67,7 @@ static void map_remove(cpu_tier *t, uint64_t hash)
         j = (j + 1) & t->mask;
         if (t->map[j] == CT_NIL)
             return;
-        uint64_t home = mix(t->c[t->map[j]].hash) & t->mask;
+        uint64_t home = kvp_mix64(t->c[t->map[j]].hash) & t->mask;
         /* j's entry may fill the hole i unless its home lies in (i, j] */
         if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
             continue;
