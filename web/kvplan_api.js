@@ -8,6 +8,9 @@
 //   kvplan.writeFile('/in/config.json', bytes)        (a Uint8Array or a string)
 //   await kvplan.addGguf(file, '/in/model.gguf')      (a File: its header only)
 //   kvplan.readFile('/out/plot.svg')                  -> Uint8Array
+//   kvplan.setenv('OLLAMA_NUM_PARALLEL', '2')          (null unsets)
+//   kvplan.lib: what web/hub.js builds on (the GGUF header loop, the Hub
+//   answers net_fetch gives, the Hub's GGUF choice, the header cache)
 (function () {
   'use strict';
   var mod = null;
@@ -28,6 +31,10 @@
     mod = m;
     mod.FS.mkdir('/in');
     mod.FS.mkdir('/out');
+    // the page's caches: what web/hub.js fetches (the Hugging Face cache's
+    // layout, kvplan's header cache), short paths for the source lines
+    setenv('HF_HUB_CACHE', '/hf');
+    setenv('KVPLAN_CACHE', '/cache/kvplan');
     return true;
   });
 
@@ -66,42 +73,121 @@
     mod.FS.writeFile(path, typeof bytes === 'string' ? bytes : new Uint8Array(bytes));
   }
 
-  // Places only a GGUF's header in the file system, under the file's true
-  // size: the library asks, by kvp_gguf_header_need, how many bytes the header
-  // needs, and the page slices that much of the File and asks again.  A file
-  // of any size (a split shard too) costs its header's bytes.
+  // C strings in the module's memory, freed after fn
+  function withStrings(strs, fn) {
+    var ptrs = strs.map(function (x) {
+      if (x === null || x === undefined) return 0;
+      var n = mod.lengthBytesUTF8(x) + 1, p = mod._malloc(n);
+      mod.stringToUTF8(x, p, n);
+      return p;
+    });
+    try { return fn.apply(null, ptrs); } finally { ptrs.forEach(function (p) { if (p) mod._free(p); }); }
+  }
+
+  function withBytes(bytes, fn) {
+    var p = mod._malloc(bytes.length || 1);
+    mod.HEAPU8.set(bytes, p);
+    try { return fn(p, bytes.length); } finally { mod._free(p); }
+  }
+
+  function setenv(name, value) {
+    need();
+    withStrings([name, value], function (n, v) {
+      if (v) mod._setenv(n, v, 1); else mod._unsetenv(n);
+    });
+  }
+
+  // kvp_gguf_header_need: {rc: 1 whole (need: its length), 0 need more (at
+  // least need bytes in all), -1 never a GGUF kvplan reads; need}
   function headerNeed(bytes, name) {
-    var n = bytes.length;
-    var buf = mod._malloc(n || 1);
-    var needp = mod._malloc(8);
-    var errp = mod._malloc(1024);
-    var namep = mod._malloc(name.length * 4 + 1);
-    mod.HEAPU8.set(bytes, buf);
-    var enc = new TextEncoder().encode(name + '\0');
-    mod.HEAPU8.set(enc, namep);
-    var rc = mod._kvp_gguf_header_need(buf, n, namep, needp, errp);
-    var lo = mod.HEAPU32[needp >> 2], hi = mod.HEAPU32[(needp >> 2) + 1];
-    [buf, needp, errp, namep].forEach(function (p) { mod._free(p); });
-    return { rc: rc, need: hi * 4294967296 + lo };
+    var needp = mod._malloc(8), errp = mod._malloc(1024);
+    try {
+      var rc = withBytes(bytes, function (buf, n) {
+        return withStrings([name], function (namep) {
+          return mod._kvp_gguf_header_need(buf, n, namep, needp, errp);
+        });
+      });
+      var lo = mod.HEAPU32[needp >> 2], hi = mod.HEAPU32[(needp >> 2) + 1];
+      return { rc: rc, need: hi * 4294967296 + lo };
+    } finally { mod._free(needp); mod._free(errp); }
+  }
+
+  // A GGUF's header, whatever the file's size: the library says, by
+  // kvp_gguf_header_need, how many bytes the header needs; slice(n) gives the
+  // file's first n bytes (a Promise of a Uint8Array: a File's slice, an HTTP
+  // range), and is asked again until the header is whole.  A file of any
+  // size (a split shard too) costs its header's bytes.
+  function readHeader(name, size, slice) {
+    var have = Math.min(size, 1 << 20);
+    function step() {
+      return slice(have).then(function (bytes) {
+        var r = headerNeed(bytes, name);
+        if (r.rc === 0 && r.need > have && have < size) {
+          have = Math.min(size, Math.max(r.need, have * 2));
+          return step();
+        }
+        return r.rc === 1 ? bytes.subarray(0, r.need) : bytes;
+      });
+    }
+    return step();
   }
 
   function addGguf(file, path) {
     need();
     path = path || '/in/' + file.name;
-    var have = Math.min(file.size, 1 << 20);
-    function step() {
-      return file.slice(0, have).arrayBuffer().then(function (ab) {
-        var bytes = new Uint8Array(ab);
-        var r = headerNeed(bytes, file.name);
-        if (r.rc === 0 && r.need > have && have < file.size) {
-          have = Math.min(file.size, Math.max(r.need, have * 2));
-          return step();
-        }
-        place(path, bytes, file.size);
-        return path;
+    return readHeader(file.name, file.size, function (n) {
+      return file.slice(0, n).arrayBuffer().then(function (ab) { return new Uint8Array(ab); });
+    }).then(function (bytes) {
+      place(path, bytes, file.size);
+      return path;
+    });
+  }
+
+  // the answer net_fetch gives for url (web/net_web.c)
+  function netPut(url, status, errorCode, repoCommit, body) {
+    need();
+    var rc = withBytes(body || new Uint8Array(0), function (p, n) {
+      return withStrings([url, errorCode || '', repoCommit || ''], function (u, e, c) {
+        return mod._kvp_web_net_put(u, status, e, c, p, n);
       });
-    }
-    return step();
+    });
+    if (rc) throw new Error('kvplan: too many fetched answers');
+  }
+
+  // the library's choice of GGUF in a model info (web/hub_web.c):
+  // {ok, commit, shards: [{sha256, size, path}], error}
+  function hubPick(info, repo, tag, path) {
+    need();
+    var n = 65536, out = mod._malloc(n);
+    try {
+      var rc = withBytes(new TextEncoder().encode(info), function (p, len) {
+        return withStrings([repo, tag || '', path || ''], function (r, t, f) {
+          return mod._kvp_web_hub_pick(p, len, r, t, f, out, n);
+        });
+      });
+      var text = mod.UTF8ToString(out);
+      if (rc) return { ok: false, error: text };
+      var lines = text.trim().split('\n');
+      return {
+        ok: true,
+        commit: lines[0].replace(/^commit /, ''),
+        shards: lines.slice(1).map(function (l) {
+          var m = l.match(/^(\S+) (-?\d+) (.*)$/);
+          return { sha256: m[1] === '-' ? '' : m[1], size: Number(m[2]), path: m[3] };
+        })
+      };
+    } finally { mod._free(out); }
+  }
+
+  // a remote file's header into kvplan's header cache, under its sha256
+  // (the 64-bit size passes as two 32-bit halves: the module has no BigInt)
+  function headerPut(sha256, bytes, fileSize) {
+    need();
+    withBytes(bytes, function (p, n) {
+      withStrings([sha256], function (s) {
+        mod._hdrcache_put(s, p, n, fileSize % 4294967296, Math.floor(fileSize / 4294967296));
+      });
+    });
   }
 
   // a MEMFS file holding the first bytes and reporting the true size; reads
@@ -125,6 +211,9 @@
     return mod.FS.readFile(path);
   }
 
-  window.kvplan = { ready: ready, run: run, writeFile: writeFile, readFile: readFile,
-                    addGguf: addGguf };
+  window.kvplan = {
+    ready: ready, run: run, writeFile: writeFile, readFile: readFile, addGguf: addGguf,
+    setenv: setenv,
+    lib: { headerNeed: headerNeed, readHeader: readHeader, netPut: netPut, hubPick: hubPick, headerPut: headerPut }
+  };
 })();

@@ -18,7 +18,7 @@ WEB_DEPS    ?= build-deps
 JANSSON_DIR ?= $(WEB_DEPS)/jansson
 WEB_CFLAGS  := -O2 -std=c11 -D_DEFAULT_SOURCE -DKVP_NO_MMAP -Wall -Wextra \
                -Iinclude -Ilib -I$(WEB)/jansson
-WEB_LIB_SRC := $(filter-out lib/net/http.c,$(LIB_SRC)) web/net_web.c
+WEB_LIB_SRC := $(filter-out lib/net/http.c,$(LIB_SRC)) web/net_web.c web/hub_web.c
 WEB_OBJ     := $(WEB_LIB_SRC:%.c=$(WEB)/obj/%.o) $(CLI_SRC:%.c=$(WEB)/obj/%.o) \
                $(WEB)/obj/catalog_data.o
 JANSSON_C   := dump.c error.c hashtable.c hashtable_seed.c load.c memory.c pack_unpack.c \
@@ -69,12 +69,18 @@ $(WEB)/kvplan: $(WEB)/kvplan-node.js
 	printf '#!/bin/sh\nexec node "$$(dirname "$$0")/kvplan-node.js" "$$@"\n' > $@
 	chmod +x $@
 
+# what web/kvplan_api.js calls besides main: memory, the environment, the
+# GGUF header's length, and web/hub.js's Hub answers (web/net_web.c,
+# web/hub_web.c, the header cache)
+WEB_EXPORTS := _main,_fflush,_malloc,_free,_setenv,_unsetenv,_kvp_gguf_header_need
+WEB_EXPORTS := $(WEB_EXPORTS),_kvp_web_net_put,_kvp_web_hub_pick,_hdrcache_put
+
 # the page's module: main called once per run(), the runtime kept alive, the
 # C stdout and stderr caught byte by byte (web/kvplan_api.js)
 WEB_PAGE_FLAGS := -sMODULARIZE=1 -sEXPORT_NAME=createKvplan -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
                   -sFORCE_FILESYSTEM=1 -sENVIRONMENT=web,worker,node \
-                  -sEXPORTED_FUNCTIONS=_main,_fflush,_malloc,_free,_kvp_gguf_header_need \
-                  -sEXPORTED_RUNTIME_METHODS=callMain,FS
+                  -sEXPORTED_FUNCTIONS=$(WEB_EXPORTS) \
+                  -sEXPORTED_RUNTIME_METHODS=callMain,FS,UTF8ToString,stringToUTF8,lengthBytesUTF8
 
 $(WEB)/kvplan.js: $(WEB)/libkvplan-web.a
 	$(EMCC) $(WEB_LDFLAGS) $(WEB_PAGE_FLAGS) -o $@ $(WEB)/libkvplan-web.a
@@ -82,10 +88,10 @@ $(WEB)/kvplan.js: $(WEB)/libkvplan-web.a
 $(WEB)/kvplan-inline.js: $(WEB)/libkvplan-web.a
 	$(EMCC) $(WEB_LDFLAGS) $(WEB_PAGE_FLAGS) -sSINGLE_FILE=1 -o $@ $(WEB)/libkvplan-web.a
 
-WEB_PAGE := web/index.html web/style.css web/kvplan_api.js web/app.js web/sw.js
+WEB_PAGE := web/index.html web/style.css web/kvplan_api.js web/hub.js web/app.js web/sw.js
 
 $(WEB)/index.html: $(WEB_PAGE) $(WEB)/kvplan.js
-	cp web/style.css web/kvplan_api.js web/app.js web/sw.js $(WEB)/
+	cp web/style.css web/kvplan_api.js web/hub.js web/app.js web/sw.js $(WEB)/
 	cp web/index.html $@
 
 # one file that works opened from disk: the module (wasm inlined as base64),
