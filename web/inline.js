@@ -14,7 +14,7 @@ let html = read(page);
 html = html.replace('<link rel="stylesheet" href="style.css">',
                     () => '<style>\n' + read(path.join(dir, 'style.css')) + '\n</style>');
 html = html.replace('<script src="kvplan.js"></script>', () => script(read(moduleJs)));
-for (const f of ['kvplan_api.js', 'app.js'])
+for (const f of ['kvplan_api.js', 'hub.js', 'app.js'])
   html = html.replace(`<script src="${f}"></script>`, () => script(read(path.join(dir, f))));
 if (/<script src=|<link rel="stylesheet"/.test(html)) {
   process.stderr.write('inline.js: a file reference is left in ' + page + '\n');
