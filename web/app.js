@@ -6,24 +6,14 @@
   var $ = function (id) { return document.getElementById(id); };
   var CACHE_TYPES = ['f16', 'bf16', 'f32', 'q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'iq4_nl', 'fp8'];
   var FIELDS = ['model', 'repo', 'runtime', 'ctx', 'np', 'ctk', 'ctv', 'fa', 'gpu', 'gmu', 'memory'];
-  var state = { tab: 'catalog', gguf: null, cmd: 'mem', fetched: {} };
+  var state = { tab: 'catalog', gguf: null, cmd: 'mem' };
   // the Hub, or another endpoint given as #hub=URL (a mirror, or a test's server)
-  var hub = new URLSearchParams(location.hash.slice(1)).get('hub') || 'https://huggingface.co';
-  var REPO = /^[\w.-]+\/[\w.-]+$/;
+  var hub = (new URLSearchParams(location.hash.slice(1)).get('hub') || 'https://huggingface.co')
+    .replace(/\/+$/, '');
 
-  // ORG/NAME's config.json, fetched once, kept in the page's file system
-  function fetchRepo(id) {
-    if (state.fetched[id]) return Promise.resolve(state.fetched[id]);
-    var dir = '/in/hub/' + id;
-    return fetch(hub + '/' + id + '/resolve/main/config.json').then(function (r) {
-      if (!r.ok) throw new Error(id + ': the Hub answered HTTP ' + r.status + ' for config.json' +
-                                 (r.status === 401 || r.status === 403 ? ' (a gated or private model)' : ''));
-      return r.arrayBuffer();
-    }).then(function (b) {
-      kvplan.writeFile(dir + '/config.json', new Uint8Array(b));
-      state.fetched[id] = dir;
-      return dir;
-    });
+  // the Hub's answers for a name, fetched before kvplan runs (web/hub.js)
+  function prepare(spec, gguf) {
+    return kvplanHub.prepare(spec, { hub: hub, token: $('token').value.trim(), gguf: gguf });
   }
 
   function options(sel, values, chosen) {
@@ -90,15 +80,18 @@
     return out;
   }
 
+  // the model the Catalog tab names: a Hub name typed in, else the list's
+  function catalogModel() {
+    return $('repo').value.trim() || $('model').value;
+  }
+
   function modelArg() {
     if (state.tab === 'config') {
       kvplan.writeFile('/in/config.json', $('config').value);
       return '/in/config.json';
     }
     if (state.tab === 'gguf') return state.gguf;
-    var repo = $('repo').value.trim();
-    if (repo && REPO.test(repo)) return state.fetched[repo] || null;
-    return $('model').value;
+    return catalogModel();
   }
 
   // the runtime's flags of `kvplan mem`, as the form sets them
@@ -117,59 +110,120 @@
     return a;
   }
 
-  function argsFor(cmd) {
-    if (state.tab === 'paste') {
-      var text = $('paste').value.trim();
-      if (/^\s*(llama-server|llama-cli|vllm|ollama|python|\.\/|\/)/.test(text) && text.split('\n').length < 8)
-        return ['--'].concat(shellWords(text));
-      kvplan.writeFile('/in/startup.log', text + '\n');
-      return ['check', '/in/startup.log', $('model').value];
+  // What was pasted: a startup log when it has a line llama.cpp or vLLM
+  // prints while starting, else a command line.
+  var LOG_LINE = /^(llama_[a-z_]+:|print_info:|load_tensors:|llama_model_loader:|main:|srv +\w|common_init|system_info:|(\(\w+ pid=\d+\) )?(INFO|WARNING|DEBUG) \d\d-\d\d )/m;
+
+  function isLog(text) {
+    return LOG_LINE.test(text) || /Available KV cache memory|GPU KV cache size/.test(text);
+  }
+
+  // the model a log is checked against: the one vLLM names in it, else a
+  // dropped GGUF, else the Catalog tab's
+  function logModel(text) {
+    var m = /\bmodel='([^']+)'/.exec(text);
+    if (m && kvplanHub.parse(m[1])) return m[1];
+    return state.gguf || catalogModel();
+  }
+
+  // -hf REPO[:QUANT] with -hff FILE as `kvplan --` reads it (src/cmd_paste.c)
+  function hfSpec(words) {
+    var repo = null, file = null;
+    for (var i = 0; i + 1 < words.length; i++) {
+      if (/^(-hf|-hfr|--hf-repo)$/.test(words[i])) repo = words[i + 1];
+      if (/^(-hff|--hf-file)$/.test(words[i])) file = words[i + 1];
     }
+    if (!repo) return null;
+    if (file) return repo.replace(/:.*$/, '') + '/' + file;
+    return repo.indexOf(':') >= 0 ? repo : repo + ':';
+  }
+
+  // A pasted command: leading NAME=VALUE words become the environment (as a
+  // shell passes them: OLLAMA_NUM_PARALLEL=2 ollama run ...), a -m naming a
+  // dropped GGUF by its file name reads that file, and the Hub names it
+  // holds are fetched first.
+  function pasteJob(text) {
+    if (isLog(text)) {
+      kvplan.writeFile('/in/startup.log', text.replace(/\n?$/, '\n'));
+      var model = logModel(text);
+      return { args: ['check', '/in/startup.log', model], env: {}, specs: [{ spec: model }] };
+    }
+    var words = shellWords(text), env = {}, specs = [];
+    while (words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) {
+      var eq = words[0].indexOf('=');
+      env[words[0].slice(0, eq)] = words.shift().slice(eq + 1);
+    }
+    var dropped = state.gguf ? state.gguf.replace(/^.*\//, '') : null;
+    for (var i = 0; i + 1 < words.length; i++) {
+      if (/^(-m|--model)$/.test(words[i]) && dropped && words[i + 1].replace(/^.*\//, '') === dropped)
+        words[i + 1] = state.gguf;
+    }
+    var hf = hfSpec(words);
+    if (hf) specs.push({ spec: hf, gguf: true });
+    var serve = words.indexOf('serve');
+    if (/vllm$/.test(words[0] || '') && serve >= 0 && words[serve + 1]) specs.push({ spec: words[serve + 1] });
+    var gpu = /vllm$/.test(words[0] || '') ? ['--gpu', $('gpu').value] : [];
+    return { args: gpu.concat(['--'], words), env: env, specs: specs };
+  }
+
+  function job(cmd) {
+    if (state.tab === 'paste') return pasteJob($('paste').value.trim());
     var m = modelArg();
     if (!m) return null;
-    var r = $('runtime').value, c = $('ctx').value.trim();
+    var r = $('runtime').value, c = $('ctx').value.trim(), args;
     switch (cmd) {
-    case 'show': return ['show', m];
-    case 'compare': return ['compare', m, '-c', '4k,32k,128k'].concat(runtimeFlags(cmd));
-    case 'fit': return ['fit', m, '--memory', $('memory').value, '--runtime', r]
-      .concat(r === 'llama.cpp' ? ['-np', $('np').value] : []);
-    case 'techniques': return ['techniques', m, '--runtime', r, '-c', c].concat(runtimeFlags(cmd));
-    case 'plot': return ['plot', m, '-o', '/out/plot.svg', '--force',
-      '--runtime', r === 'vllm' ? 'theory' : r, '-c', c];
-    default: return ['mem', m, '--runtime', r, '-c', c].concat(runtimeFlags(cmd));
+    case 'show': args = ['show', m]; break;
+    case 'compare': args = ['compare', m, '-c', '4k,32k,128k'].concat(runtimeFlags(cmd)); break;
+    case 'fit': args = ['fit', m, '--memory', $('memory').value, '--runtime', r]
+      .concat(r === 'llama.cpp' ? ['-np', $('np').value] : []); break;
+    case 'techniques': args = ['techniques', m, '--runtime', r, '-c', c].concat(runtimeFlags(cmd)); break;
+    case 'plot': args = ['plot', m, '-o', '/out/plot.svg', '--force',
+      '--runtime', r === 'vllm' ? 'theory' : r, '-c', c]; break;
+    default: args = ['mem', m, '--runtime', r, '-c', c].concat(runtimeFlags(cmd));
+    }
+    return { args: args, env: {}, specs: state.tab === 'catalog' ? [{ spec: m }] : [] };
+  }
+
+  function quote(a) { return /^[\w.,:\/=+@-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'"; }
+
+  function shown(j) {
+    return Object.keys(j.env).map(function (k) { return k + '=' + quote(j.env[k]) + ' '; }).join('') +
+      'kvplan ' + j.args.map(quote).join(' ');
+  }
+
+  // the command, with its environment for this run only
+  function runJob(j) {
+    Object.keys(j.env).forEach(function (k) { kvplan.setenv(k, j.env[k]); });
+    try { return kvplan.run(j.args); } finally {
+      Object.keys(j.env).forEach(function (k) { kvplan.setenv(k, null); });
     }
   }
 
-  function quote(a) { return /^[\w.,:\/=+-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'"; }
-
-  function go(cmd) {
-    var repo = $('repo').value.trim();
-    if (state.tab === 'catalog' && repo && !REPO.test(repo)) {
-      $('stderr').textContent = repo + ': a Hugging Face repo is ORG/NAME';
-      return Promise.resolve();
-    }
-    if (state.tab === 'catalog' && repo && !state.fetched[repo]) {
-      $('cmd').textContent = 'fetching ' + repo + '/config.json…';
-      return fetchRepo(repo).then(function () { return go(cmd); }, function (e) {
-        $('stdout').textContent = '';
-        $('stderr').textContent = String(e.message || e);
-      });
-    }
-    state.cmd = cmd;
-    var args = argsFor(cmd);
-    if (!args) { $('stderr').textContent = 'Drop a GGUF file first.'; return Promise.resolve(); }
-    $('cmd').textContent = 'kvplan ' + args.map(quote).join(' ');
-    var t0 = performance.now();
-    var r = kvplan.run(args);
+  function show(r, cmd) {
     $('stdout').textContent = r.stdout;
     $('stderr').textContent = r.stderr;
     $('plot').innerHTML = '';
-    if (cmd === 'plot' && r.code === 0) {
+    if (cmd === 'plot' && r.code === 0)
       $('plot').innerHTML = new TextDecoder().decode(kvplan.readFile('/out/plot.svg'));
-    }
-    document.body.dataset.lastMs = String(Math.round(performance.now() - t0));
-    saveToUrl();
-    return Promise.resolve();
+  }
+
+  function go(cmd) {
+    state.cmd = cmd;
+    var j = job(cmd);
+    if (!j) { show({ stdout: '', stderr: 'Drop a GGUF file first.' }, cmd); return Promise.resolve(); }
+    var hubNames = j.specs.filter(function (s) { return kvplanHub.parse(s.spec); });
+    $('cmd').textContent = (hubNames.length ? 'fetching from the Hub: ' : '') + shown(j);
+    var t0 = performance.now();
+    return Promise.all(hubNames.map(function (s) { return prepare(s.spec, s.gguf); })).then(function () {
+      $('cmd').textContent = shown(j);
+      show(runJob(j), cmd);
+    }, function (e) {
+      $('cmd').textContent = shown(j);
+      show({ stdout: '', stderr: 'kvplan: ' + (e.message || e) + '\n' }, cmd);
+    }).then(function () {
+      document.body.dataset.lastMs = String(Math.round(performance.now() - t0));
+      saveToUrl();
+    });
   }
 
   function saveToUrl() {
