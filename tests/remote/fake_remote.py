@@ -623,6 +623,7 @@ class World:
         self.approved_token = approved_token
         self.secret = os.urandom(32)
         self.hub_origin = self.cdn_origin = ""
+        self.cors = False  # --cors
         self.stopping = threading.Event()
         self.lock = threading.Lock()
         self.fail_counts = {}
@@ -709,6 +710,17 @@ def _xml_error(code, message):
 
 # ---- HTTP handling: common part -------------------------------------------------
 
+# --cors: what huggingface.co and its CDN answer a page's fetch (huggingface.js
+# reads these headers from a browser), so the browser test meets the same rules
+CORS_HEADERS = [
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Expose-Headers", "Content-Range, Content-Length, ETag, X-Repo-Commit, "
+     "X-Linked-Size, X-Linked-Etag, X-Error-Code, X-Error-Message, Link")]
+CORS_PREFLIGHT = [
+    ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+    ("Access-Control-Allow-Headers", "Authorization, Range, Accept, Content-Type"),
+    ("Access-Control-Max-Age", "86400")]
+
 class BaseHandler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "fake_remote/1.0"
@@ -742,6 +754,8 @@ class BaseHandler(http.server.BaseHTTPRequestHandler):
         try:
             if self.body is None:
                 self.respond(413, b"request body too large\n", close=True)
+            elif self.command == "OPTIONS" and self.world.cors:
+                self.respond(204, b"", None, CORS_PREFLIGHT)
             elif self.command not in ("GET", "HEAD", "POST"):
                 self.respond(405, b"method not allowed\n")
             else:
@@ -781,7 +795,8 @@ class BaseHandler(http.server.BaseHTTPRequestHandler):
         self.status = status
         self.send_response(status)
         names = set()
-        for k, v in headers + self.extra_headers:
+        cors = CORS_HEADERS if self.world.cors else []
+        for k, v in headers + self.extra_headers + cors:
             if k.lower() in self.strip:
                 continue
             names.add(k.lower())
@@ -1462,6 +1477,12 @@ class Server(http.server.ThreadingHTTPServer):
         self.world = world
         super().__init__((host, 0), handler)
 
+    def handle_error(self, request, client_address):
+        # a client that drops an idle keep-alive connection (a browser
+        # closing) is not an error; anything else is still reported
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
@@ -1472,6 +1493,9 @@ def main(argv=None):
     ap.add_argument("--log", help="JSON-lines request log (appended)")
     ap.add_argument("--token", help="a valid token (private repos; not approved for gated ones)")
     ap.add_argument("--gated-approved-token", help="a valid token approved for gated repos")
+    ap.add_argument("--cors", action="store_true",
+                    help="answer as the Hub and its CDN do to a web page: CORS headers on "
+                         "every answer, and OPTIONS preflights")
     ap.add_argument("--list-special-repos", action="store_true",
                     help="print the repo names that switch a behaviour on, and exit")
     args = ap.parse_args(argv)
@@ -1493,6 +1517,7 @@ def main(argv=None):
     try:
         fx = Fixtures(args.fixtures, workers=max(1, min(4, os.cpu_count() or 1)))
         world = World(fx, args.log, args.token, args.gated_approved_token)
+        world.cors = args.cors
         hub = Server(HUB_HOST, HubHandler, world)
         cdn = Server(CDN_HOST, CdnHandler, world)
     except (FixtureError, OSError) as e:

@@ -55,3 +55,36 @@ export function runNative(bin, args, cwd) {
            KVPLAN_OLLAMA_REGISTRY: 'http://127.0.0.1:9' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+// tests/remote's fake Hugging Face Hub and CDN (127.0.0.1 and 127.0.0.2),
+// with the CORS answers a page meets on huggingface.co, on fixtures built
+// into dir; requests() reads its JSON-lines log
+export async function fakeHub(root, dir, native, approvedToken) {
+  const fx = path.join(dir, 'fx');
+  execFileSync('bash', [path.join(root, 'tests/remote/mkfixtures.sh'), fx, native],
+               { stdio: ['ignore', 'ignore', 'inherit'] });
+  const ports = path.join(dir, 'fake.ports'), log = path.join(dir, 'fake.log');
+  const { spawn } = await import('node:child_process');
+  const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const proc = spawn(python, [path.join(root, 'tests/remote/fake_remote.py'), '--fixtures', fx,
+                                 '--ports-file', ports, '--log', log, '--cors',
+                                 '--gated-approved-token', approvedToken],
+                     { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 600 && !(fs.existsSync(ports) && fs.readFileSync(ports, 'utf8').trim()); i++)
+    await new Promise((ok) => setTimeout(ok, 100));
+  const [hubPort, cdnPort] = fs.readFileSync(ports, 'utf8').trim().split(' ').map(Number);
+  const requests = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
+    .split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return { hub: `http://127.0.0.1:${hubPort}`, cdn: `http://127.0.0.2:${cdnPort}`, requests,
+           stop: () => proc.kill('SIGTERM') };
+}
+
+// build/kvplan against that Hub, with its own caches under home (run a
+// command twice to see the second, cached answer, which the page gives)
+export function runNativeHub(bin, args, home, hub, token) {
+  const env = { PATH: process.env.PATH, HOME: home, HF_ENDPOINT: hub,
+                KVPLAN_OLLAMA_REGISTRY: 'http://127.0.0.1:9' };
+  if (token) env.HF_TOKEN = token;
+  const r = spawnSync(bin, args, { cwd: home, encoding: 'utf8', env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}

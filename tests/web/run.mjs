@@ -10,16 +10,19 @@
 //     the page reads the header only;
 //  5. screenshots at desktop and phone widths (build/web/screenshot*.png);
 //  6. the single-file page opened from disk (file://);
-//  7. a repo id whose config.json the page fetches from a fake Hub here;
+//  7. Hub names the page fetches from tests/remote's fake Hub and CDN (with
+//     CORS): a config.json, a GGUF header by range requests (>4 GiB, split),
+//     a gated model with a token, a missing repo, a pasted -hf line; and
+//     pasted startup logs;
 //  8. the page reloaded offline, from its service worker's cache.
 //
 // The page is served from build/web by a server this script starts on
-// 127.0.0.1; nothing else is contacted.  playwright-core is installed into
+// 127.0.0.1, the fake Hub on 127.0.0.1 and 127.0.0.2; nothing else is contacted.  playwright-core is installed into
 // tests/web/node_modules on first use (npm, pinned).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { playwright, serve, runNative } from './harness.mjs';
+import { playwright, serve, runNative, fakeHub, runNativeHub } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, '../..');
@@ -27,6 +30,7 @@ const web = path.join(root, 'build/web');
 const native = path.join(root, 'build/kvplan');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const cli = (args, cwd) => runNative(native, args, cwd);
+const TOKEN = 'hf_webtest_approved';
 
 let pass = 0, fail = 0;
 function check(name, ok, why = '') {
@@ -69,8 +73,7 @@ async function main() {
   for (const f of ['index.html', 'kvplan.js', 'kvplan.wasm'])
     if (!fs.existsSync(path.join(web, f))) { console.error(`web-test: no build/web/${f}: run make web`); process.exit(2); }
   const { chromium } = playwright();
-  const qwen = path.join(root, 'data/models/Qwen__Qwen3-8B.json');
-  const server = await serve(web, { '/hub/Qwen/Qwen3-8B/resolve/main/config.json': qwen });
+  const server = await serve(web);
   const url = `http://127.0.0.1:${server.address().port}/index.html`;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvplan-web-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -159,29 +162,118 @@ async function main() {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check('phone width: nothing but the tables scrolls sideways', overflow <= 0, `${overflow} px wider`);
 
-    // 7. a repo id: its config.json fetched by the page, from a fake Hub on
-    //    this server (#hub=), once
-    const hubPage = await browser.newPage();
-    const port = server.address().port;
-    const before = server.served.length;
-    await hubPage.goto(`${url}#hub=${encodeURIComponent(`http://127.0.0.1:${port}/hub`)}` +
-                       '&tab=catalog&repo=Qwen/Qwen3-8B&runtime=theory&ctx=32k&ctk=f16&ctv=f16&cmd=mem');
-    await hubPage.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
-    const repoDir = path.join(scratch, 'Qwen/Qwen3-8B');
-    fs.mkdirSync(repoDir, { recursive: true });
-    fs.copyFileSync(qwen, path.join(repoDir, 'config.json'));
-    const hubOut = (await hubPage.textContent('#stdout')).split('/in/hub/Qwen/Qwen3-8B').join('Qwen/Qwen3-8B');
-    const hubWant = cli(['mem', 'Qwen/Qwen3-8B', '--runtime', 'theory', '-c', '32k', '-ctk', 'f16', '-ctv', 'f16'], scratch);
-    check('repo id: the fetched config.json gives the CLI\'s table', hubWant.code === 0 && hubOut === hubWant.stdout,
-          (await hubPage.textContent('#stderr')) + firstDiff(hubOut, hubWant.stdout));
-    await hubPage.click('button[data-cmd="show"]');
-    const asked = server.served.slice(before).filter((u) => u.startsWith('/hub/'));
-    check('repo id: one request to the Hub, for its config.json, however many queries',
-          asked.length === 1 && asked[0] === '/hub/Qwen/Qwen3-8B/resolve/main/config.json', asked.join(' '));
-    await hubPage.fill('#repo', 'kvtest/no-such-model');
-    await hubPage.click('button[data-cmd="mem"]');
-    await hubPage.waitForFunction(() => /HTTP 404/.test(document.getElementById('stderr').textContent), null, { timeout: 20000 });
-    check('repo id: a missing repo says the Hub answered 404', true);
+    // 7. Hub names, fetched by the page from tests/remote's fake Hub and CDN
+    //    (127.0.0.1, 127.0.0.2, answering CORS as huggingface.co does): the
+    //    page gives what build/kvplan gives against the same Hub from its
+    //    caches (the second run of a command; the first says "by HTTP range
+    //    requests" where the page's, laid into the same caches, says "from
+    //    kvplan's header cache")
+    const fh = await fakeHub(root, scratch, native, TOKEN);
+    try {
+      const home = path.join(scratch, 'home');
+      fs.mkdirSync(home);
+      const nat = (a, token) => { runNativeHub(native, a, home, fh.hub, token); return runNativeHub(native, a, home, fh.hub, token); };
+      const fromPage = () => fh.requests().filter((q) => /Chrome|Mozilla/.test(q.user_agent || ''));
+      const hubPage = await browser.newPage();
+      hubPage.on('pageerror', (e) => check('no page error (Hub page)', false, String(e)));
+      const settled = () => hubPage.waitForFunction(() => !/^fetching/.test(document.getElementById('cmd').textContent) &&
+                                                     document.body.dataset.ready === '1', null, { timeout: 60000 });
+      const press = async (cmd) => {
+        await hubPage.evaluate(() => { document.getElementById('cmd').textContent = 'fetching'; });
+        await hubPage.click(`button[data-cmd="${cmd}"]`);
+        await settled();
+        return { cmd: await hubPage.textContent('#cmd'), stdout: await hubPage.textContent('#stdout'),
+                 stderr: await hubPage.textContent('#stderr') };
+      };
+      await hubPage.goto(`${url}#hub=${encodeURIComponent(fh.hub)}` +
+                         '&tab=catalog&repo=Qwen/Qwen3-8B&runtime=theory&ctx=32k&ctk=f16&ctv=f16&cmd=mem');
+      await settled();
+      let want = nat(['mem', 'Qwen/Qwen3-8B', '--runtime', 'theory', '-c', '32k', '-ctk', 'f16', '-ctv', 'f16']);
+      let got = await hubPage.textContent('#stdout');
+      check('Hub ORG/NAME: the fetched config.json gives the CLI\'s table', want.code === 0 && got === want.stdout,
+            (await hubPage.textContent('#stderr')) + firstDiff(got, want.stdout));
+      check('Hub ORG/NAME: the command shown is the CLI\'s',
+            (await hubPage.textContent('#cmd')) === 'kvplan mem Qwen/Qwen3-8B --runtime theory -c 32k -ctk f16 -ctv f16');
+      const asked = fromPage().length;
+      await press('show');
+      check('Hub ORG/NAME: fetched once, however many queries (model info, config.json)',
+            asked >= 2 && fromPage().length === asked, `${asked} then ${fromPage().length} requests`);
+
+      // a GGUF over 4 GiB by its quant: the header only, by range requests
+      await hubPage.selectOption('#runtime', 'llama.cpp');
+      await hubPage.fill('#ctx', '32768');
+      await hubPage.fill('#repo', 'kvtest/Qwen3-8B-GGUF:Q8_0');
+      const before = fromPage().length;
+      got = await press('mem');
+      want = nat(['mem', 'kvtest/Qwen3-8B-GGUF:Q8_0', '--runtime', 'llama.cpp', '-c', '32768', '-np', '1',
+                  '-ctk', 'f16', '-ctv', 'f16']);
+      check('Hub ORG/NAME:QUANT: the GGUF header read by range gives the CLI\'s table',
+            want.code === 0 && got.stdout === want.stdout, got.stderr + firstDiff(got.stdout, want.stdout));
+      const cdn = fromPage().slice(before).filter((q) => q.listener === 'cdn' && q.method === 'GET');
+      const taken = cdn.reduce((n, q) => n + q.bytes, 0);
+      check(`Hub ORG/NAME:QUANT: bounded range requests only (${taken} bytes in ${cdn.length})`,
+            cdn.length >= 1 && cdn[0].range === 'bytes=0-262143' && cdn.every((q) => /^bytes=\d+-\d+$/.test(q.range || '')) &&
+            taken <= 262144 * cdn.length,
+            JSON.stringify(cdn.map((q) => q.range)));
+
+      // a split GGUF: every shard's header; the card names them as the CLI does
+      await hubPage.fill('#repo', 'kvtest/Qwen3-8B-GGUF:BF16');
+      got = await press('show');
+      want = nat(['show', 'kvtest/Qwen3-8B-GGUF:BF16']);
+      check('Hub split GGUF: the card equals the CLI\'s, every shard read', want.code === 0 && got.stdout === want.stdout,
+            got.stderr + firstDiff(got.stdout, want.stdout));
+
+      // a gated model: refused without a token, read with one; the token
+      // goes to the Hub, never to the CDN, never into the link
+      await hubPage.fill('#repo', 'test/gated:Q4_K_M');
+      got = await press('mem');
+      check('Hub gated GGUF without a token: the Hub\'s 401, said as a gated model',
+            got.stdout === '' && /HTTP 401.*gated/.test(got.stderr), got.stderr);
+      await hubPage.fill('#token', TOKEN);
+      got = await press('mem');
+      want = nat(['mem', 'test/gated:Q4_K_M', '--runtime', 'llama.cpp', '-c', '32768', '-np', '1',
+                  '-ctk', 'f16', '-ctv', 'f16'], TOKEN);
+      check('Hub gated GGUF with a token: the CLI\'s table', want.code === 0 && got.stdout === want.stdout,
+            got.stderr + firstDiff(got.stdout, want.stdout));
+      const leaked = fromPage().filter((q) => q.auth && q.listener !== 'hub');
+      check('Hub token: sent to the Hub only, never to the CDN', fromPage().some((q) => q.auth) && leaked.length === 0,
+            JSON.stringify(leaked));
+      check('Hub token: not in the link', !(await hubPage.evaluate(() => location.href)).includes(TOKEN));
+
+      // a missing repo: the library's own error line
+      await hubPage.fill('#repo', 'kvtest/no-such-model:Q4_K_M');
+      got = await press('mem');
+      want = nat(['mem', 'kvtest/no-such-model:Q4_K_M']);
+      check('Hub missing repo: the CLI\'s error', got.stdout === '' && got.stderr === want.stderr && want.code !== 0,
+            `${got.stderr} vs ${want.stderr}`);
+
+      // a pasted llama-server -hf line
+      const line = ['llama-server', '-hf', 'kvtest/Qwen3-8B-GGUF:Q4_K_M', '-c', '16384', '-np', '2'];
+      await hubPage.click('button[data-tab="paste"]');
+      await hubPage.fill('#paste', line.join(' '));
+      got = await press('mem');
+      want = nat(['--'].concat(line));
+      check('pasted llama-server -hf: the CLI\'s answer', want.code === 0 && got.stdout === want.stdout,
+            got.stderr + firstDiff(got.stdout, want.stdout));
+
+      // pasted startup logs: checked against the Catalog tab's model
+      for (const [log, model] of [['qwen3-8b-10000-np3-q8.log', 'qwen3-8b'], ['vllm-qwen3-8b-a100.log', 'qwen3-8b']]) {
+        const text = fs.readFileSync(path.join(root, 'tests/data/logs', log), 'utf8');
+        await hubPage.click('button[data-tab="catalog"]');
+        await hubPage.fill('#repo', '');
+        await hubPage.selectOption('#model', model);
+        await hubPage.click('button[data-tab="paste"]');
+        await hubPage.fill('#paste', text);
+        got = await press('mem');
+        fs.writeFileSync(path.join(home, 'startup.log'), text.replace(/\n?$/, '\n'));
+        want = nat(['check', 'startup.log', model]);
+        const norm = (x) => x.split('/in/startup.log').join('startup.log');
+        check(`pasted log ${log}: kvplan check's answer`, got.cmd === `kvplan check /in/startup.log ${model}` &&
+              norm(got.stdout) === want.stdout && want.stdout !== '', got.cmd + ' ' + firstDiff(norm(got.stdout), want.stdout));
+      }
+    } finally {
+      fh.stop();
+    }
 
     // 8. offline once loaded: the service worker serves the page again
     const ctx = await browser.newContext();
@@ -189,11 +281,11 @@ async function main() {
     await off.goto(url);
     await off.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
     const cached = await off.evaluate(() => Promise.race([
-      navigator.serviceWorker.ready.then(() => caches.open('kvplan-v1'))
+      navigator.serviceWorker.ready.then(() => caches.open('kvplan-v2'))
         .then((c) => new Promise((ok) => { const t = setInterval(() => c.keys().then((k) => {
-          if (k.length >= 7) { clearInterval(t); ok(true); } }), 100); })),
+          if (k.length >= 8) { clearInterval(t); ok(true); } }), 100); })),
       new Promise((ok) => setTimeout(() => ok(false), 30000))]));
-    check('the service worker caches the page\'s 7 files', cached);
+    check('the service worker caches the page\'s 8 files', cached);
     await ctx.setOffline(true);
     await off.reload();
     await off.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
