@@ -6,7 +6,8 @@
   var $ = function (id) { return document.getElementById(id); };
   var CACHE_TYPES = ['f16', 'bf16', 'f32', 'q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'iq4_nl', 'fp8'];
   var FIELDS = ['model', 'repo', 'runtime', 'ctx', 'np', 'ctk', 'ctv', 'fa', 'gpu', 'gmu', 'memory'];
-  var state = { tab: 'catalog', gguf: null, cmd: 'mem' };
+  // source: the tab whose model was chosen last (what a pasted log is checked against)
+  var state = { tab: 'catalog', source: 'catalog', gguf: null, cmd: 'mem' };
   // the Hub, or another endpoint given as #hub=URL (a mirror, or a test's server)
   var hub = (new URLSearchParams(location.hash.slice(1)).get('hub') || 'https://huggingface.co')
     .replace(/\/+$/, '');
@@ -42,6 +43,7 @@
 
   function selectTab(tab) {
     state.tab = tab;
+    if (tab !== 'paste') state.source = tab;
     document.querySelectorAll('.tabs button').forEach(function (b) {
       b.setAttribute('aria-selected', String(b.dataset.tab === tab));
     });
@@ -86,11 +88,15 @@
   }
 
   function modelArg() {
-    if (state.tab === 'config') {
+    return modelOf(state.tab);
+  }
+
+  function modelOf(tab) {
+    if (tab === 'config') {
       kvplan.writeFile('/in/config.json', $('config').value);
       return '/in/config.json';
     }
-    if (state.tab === 'gguf') return state.gguf;
+    if (tab === 'gguf') return state.gguf;
     return catalogModel();
   }
 
@@ -118,12 +124,12 @@
     return LOG_LINE.test(text) || /Available KV cache memory|GPU KV cache size/.test(text);
   }
 
-  // the model a log is checked against: the one vLLM names in it, else a
-  // dropped GGUF, else the Catalog tab's
+  // the model a log is checked against: the one vLLM names in it, else the
+  // one chosen last (in the Catalog, config.json or GGUF tab)
   function logModel(text) {
     var m = /\bmodel='([^']+)'/.exec(text);
     if (m && kvplanHub.parse(m[1])) return m[1];
-    return state.gguf || catalogModel();
+    return modelOf(state.source) || catalogModel();
   }
 
   // -hf REPO[:QUANT] with -hff FILE as `kvplan --` reads it (src/cmd_paste.c)
@@ -269,7 +275,7 @@
       b.addEventListener('click', function () { go(b.dataset.cmd); });
     });
     $('runtime').addEventListener('change', function () { showRuntime(); go(state.cmd); });
-    $('model').addEventListener('change', function () { $('repo').value = ''; });
+    $('model').addEventListener('change', function () { $('repo').value = ''; state.source = 'catalog'; });
     ['model', 'ctk', 'ctv', 'fa', 'gpu'].forEach(function (id) {
       $(id).addEventListener('change', function () { go(state.cmd); });
     });

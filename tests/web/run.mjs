@@ -256,6 +256,21 @@ async function main() {
       check('pasted llama-server -hf: the CLI\'s answer', want.code === 0 && got.stdout === want.stdout,
             got.stderr + firstDiff(got.stdout, want.stdout));
 
+      // split shards dropped together: the page reads shard 1 and finds the
+      // rest by name, as the CLI does on disk
+      const split = path.join(scratch, 'fx/hf/kvtest/Llama-3.2-1B-Instruct-GGUF/Q4_K_M');
+      const shards = fs.readdirSync(split).filter((f) => f.endsWith('.gguf')).sort().map((f) => path.join(split, f));
+      await hubPage.click('button[data-tab="gguf"]');
+      await hubPage.fill('#ctx', '8192');
+      await hubPage.setInputFiles('#ggufs', shards);
+      await hubPage.waitForFunction(() => /header only read/.test(document.getElementById('gguf-name').textContent), null, { timeout: 60000 });
+      await settled();
+      got = await press('show');
+      want = cli(['show', shards[0]], scratch);
+      const splitOut = got.stdout.split('/in/').join(split + '/');
+      check(`dropped split GGUF (${shards.length} shards): the CLI's card`, shards.length === 2 && want.code === 0 &&
+            splitOut === want.stdout, got.stderr + firstDiff(splitOut, want.stdout));
+
       // pasted startup logs: checked against the Catalog tab's model
       for (const [log, model] of [['qwen3-8b-10000-np3-q8.log', 'qwen3-8b'], ['vllm-qwen3-8b-a100.log', 'qwen3-8b']]) {
         const text = fs.readFileSync(path.join(root, 'tests/data/logs', log), 'utf8');
