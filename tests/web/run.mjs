@@ -3,7 +3,8 @@
 //
 //  1. window.kvplan.run(args) equals build/kvplan's stdout, stderr and exit
 //     status byte for byte, for a fixed set of commands (theory, llama.cpp,
-//     vLLM, fit, compare, techniques, plot and its SVG, an error);
+//     vLLM, fit, compare, techniques, plot and its SVG, an error), and for
+//     every catalog model under every runtime;
 //  2. the form: choose a model, set flags, press Memory, read the table;
 //  3. a pasted config.json;
 //  4. a dropped shape-twin GGUF larger than 4 GiB (sparse on disk), of which
@@ -93,6 +94,22 @@ async function main() {
       const got = await page.evaluate((a) => window.kvplan.run(a), args);
       same(`run(${args.join(' ')})`, got, cli(args, scratch));
     }
+    // every catalog model under every runtime (and the JSON of each), one
+    // comparison per model so that a difference names it
+    const names = JSON.parse(cli(['models', '--json'], scratch).stdout).models.map((m) => m.name);
+    const every = [];
+    for (const n of names)
+      for (const rt of ['theory', 'llama.cpp', 'vllm', 'all'])
+        every.push(['mem', n, '--runtime', rt, '-c', '32k'], ['mem', n, '--runtime', rt, '--json']);
+    const pageAll = await page.evaluate((list) => list.map((a) => window.kvplan.run(a)), every);
+    const differ = [];
+    every.forEach((a, i) => {
+      const w = cli(a, scratch), g = pageAll[i];
+      if (g.code !== w.code || g.stdout !== w.stdout || g.stderr !== w.stderr) differ.push(a.join(' '));
+    });
+    check(`every catalog model (${names.length}) under theory, llama.cpp, vLLM and all, text and JSON: ` +
+          `${every.length} runs equal the CLI's`, names.length > 40 && differ.length === 0, differ.slice(0, 5).join('; '));
+
     const svgPage = await page.evaluate(() => {
       const r = window.kvplan.run(['plot', 'qwen3.5-9b', '-o', 'p.svg', '--force']);
       r.svg = new TextDecoder().decode(window.kvplan.readFile('/p.svg'));
