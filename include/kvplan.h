@@ -460,6 +460,11 @@ typedef struct kvp_gpu {
     double bf16_tflops;      /* dense BF16, FP32 accumulate */
     double fp8_tflops;       /* dense FP8, or 0 */
     double host_link_gbs;    /* PCIe x16 per direction, GB/s */
+    /* The total vLLM sees: torch.cuda.mem_get_info's, in GiB as vLLM prints
+     * it, 0.4-0.8 GiB under nvidia-smi's (vllm-memory-profile.md 3);
+     * torch_total_seen 0: not in a public log, carried over from a sibling */
+    double torch_total_gib;
+    int torch_total_seen;
 } kvp_gpu;
 /* By name or alias ("RTX-4090", "4090", "h100"), ignoring case; NULL when
  * the table has no such card. */
@@ -470,7 +475,8 @@ const char *kvp_gpu_list(void);
 /* ---- vLLM runtime (v1 engine) -------------------------------------------- */
 
 typedef struct kvp_vllm_params {
-    const char *version;         /* rule set "0.28.0" or "0.29.1" (default) */
+    const char *version;         /* the release, "0.9.1" to "0.29.1" (default): KV rules of
+                                    0.28.0 before 0.29, the memory profile of its own era */
     uint64_t max_model_len;      /* --max-model-len; 0 = derived from the config */
     double gpu_memory_utilization; /* 0 = 0.92 */
     uint64_t max_num_batched_tokens; /* 0 = the default for GPU and entry point */
@@ -488,6 +494,7 @@ typedef struct kvp_vllm_params {
     int entry_serve;             /* 1: `vllm serve`, 0: the Python LLM class */
     int allow_long_max_model_len;/* VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 */
     int reservation_only;        /* only what one request reserves: no memory, no capacity */
+    int enforce_eager;           /* --enforce-eager: no CUDA graphs, nothing reserved for them */
 } kvp_vllm_params;
 
 typedef struct kvp_vllm_group {
@@ -517,7 +524,17 @@ typedef struct kvp_vllm_result {
     uint64_t pool_block_bytes;       /* group_size x P: what one block id costs */
     uint64_t kv_cache_memory_bytes;
     int available_is_estimate;
-    uint64_t weights_bytes, activation_bytes, cudagraph_bytes; /* the estimate's parts */
+    /* The estimate, per GPU (lib/vllm_memory.c): requested = ceil(total x
+     * util), less the weights, the profiling run's transient peak (the
+     * larger of the forward pass and the sampler), non-torch memory, and the
+     * CUDA-graph estimate where the release subtracts it. */
+    uint64_t weights_bytes, activation_bytes, cudagraph_bytes;
+    uint64_t requested_bytes, forward_bytes, sampler_bytes, non_torch_bytes;
+    double gpu_memory_utilization;   /* as used */
+    int cudagraph_applied;           /* the graph estimate is subtracted (>= 0.21, graphs on) */
+    int weights_exact;               /* the weights figure is the checkpoint's, tensor for tensor */
+    int64_t available_signed_bytes;  /* requested - everything else; < 0: vLLM refuses */
+    char version_name[16];           /* what version points at */
     uint64_t num_blocks;
     size_t n_groups;
     kvp_vllm_group groups[64];
@@ -637,6 +654,19 @@ typedef struct kvp_log {
     double vllm_avail_gib;       /* "Available KV cache memory", 2 decimals */
     uint64_t vllm_tokens, vllm_max_len;
     double vllm_concurrency;
+    /* vLLM's profile lines (vllm-memory-profile.md 6); < 0 when not logged */
+    double vllm_weights_gib;     /* "Model loading took X GiB" */
+    double vllm_total_gib;       /* "Free memory on device (F/T GiB)" */
+    double vllm_util;            /* "Desired GPU memory utilization is (U, R GiB)", or the
+                                    "current --gpu-memory-utilization=U" of the graph line */
+    double vllm_requested_gib;   /* R of the same line */
+    double vllm_graph_est_gib;   /* "Estimated CUDA graph memory: X GiB total", or
+                                    (U - E) x T from "is equivalent to ...=E" when T is known */
+    double vllm_util_equiv;      /* E of "is equivalent to --gpu-memory-utilization=E" */
+    double vllm_peak_gib;        /* "A GiB for peak activation" */
+    double vllm_non_torch_gib;   /* "N GiB for non-torch memory" (0.10-0.2x) */
+    double vllm_consumed_gib;    /* "C GiB for consumed memory (weights + non-torch)" (0.27-) */
+    double vllm_graph_gib;       /* "G GiB for CUDAGraph memory" (measured, after capture) */
 } kvp_log;
 
 int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *out, kvp_error *err);

@@ -239,6 +239,28 @@ static json_t *device_obj(const kvp_device_mem *r, int weights_known)
     return o;
 }
 
+
+/* vLLM's memory estimate, term by term (lib/vllm_memory.c), per GPU */
+static json_t *vllm_estimate_json(const kvp_vllm_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "gpu_memory_utilization", json_real(r->gpu_memory_utilization));
+    json_object_set_new(o, "requested_bytes", json_integer((json_int_t)r->requested_bytes));
+    json_object_set_new(o, "weights_bytes", json_integer((json_int_t)r->weights_bytes));
+    json_object_set_new(o, "weights_exact", json_boolean(r->weights_exact));
+    json_object_set_new(o, "activation_bytes", json_integer((json_int_t)r->activation_bytes));
+    json_object_set_new(o, "forward_bytes", json_integer((json_int_t)r->forward_bytes));
+    json_object_set_new(o, "sampler_bytes", json_integer((json_int_t)r->sampler_bytes));
+    json_object_set_new(o, "non_torch_bytes", json_integer((json_int_t)r->non_torch_bytes));
+    json_object_set_new(o, "cudagraph_bytes", json_integer((json_int_t)r->cudagraph_bytes));
+    json_object_set_new(o, "cudagraph_subtracted", json_boolean(r->cudagraph_applied));
+    json_object_set_new(o, "cudagraph_and_runtime_bytes",
+                        json_integer((json_int_t)(r->non_torch_bytes +
+                                                  (r->cudagraph_applied ? r->cudagraph_bytes : 0))));
+    json_object_set_new(o, "available_bytes", json_integer((json_int_t)r->available_signed_bytes));
+    return o;
+}
+
 static json_t *placement_obj(const kvp_llama_devices *d)
 {
     json_t *o = json_object();
@@ -333,14 +355,8 @@ char *kvp_vllm_json(const kvp_model *m, const kvp_vllm_result *r)
     json_object_set_new(doc, "kv_cache_memory_bytes",
                         json_integer((json_int_t)r->kv_cache_memory_bytes));
     json_object_set_new(doc, "available_is_estimate", json_boolean(r->available_is_estimate));
-    if (r->available_is_estimate) {
-        json_object_set_new(doc, "estimate", json_pack("{s:I, s:I, s:I}", "weights_bytes",
-                                                       (json_int_t)r->weights_bytes,
-                                                       "activation_bytes",
-                                                       (json_int_t)r->activation_bytes,
-                                                       "cudagraph_and_runtime_bytes",
-                                                       (json_int_t)r->cudagraph_bytes));
-    }
+    if (r->available_is_estimate)
+        json_object_set_new(doc, "estimate", vllm_estimate_json(r));
     json_object_set_new(doc, "num_blocks", json_integer((json_int_t)r->num_blocks));
     json_object_set_new(doc, "groups", groups);
     json_object_set_new(doc, "blocks_per_request", json_integer((json_int_t)r->blocks_per_request));

@@ -3,6 +3,7 @@
  * are found by their function prefix anywhere in a line, so timestamps,
  * level letters and process prefixes (llama-server, Docker, systemd) do not
  * matter.  Only what a prediction needs is kept. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,9 +210,59 @@ static uint64_t digits(const char *s)
     return v;
 }
 
+/* The number after `key` in line, or keep *out. */
+static void number_after(const char *line, const char *key, double *out)
+{
+    const char *p = strstr(line, key);
+    char *end;
+    if (!p)
+        return;
+    double v = strtod(p + strlen(key), &end);
+    if (end != p + strlen(key) && isfinite(v))
+        *out = v;
+}
+
+/* The profile's lines: weights, the budget, the graph estimate and the
+ * suggestion line's terms (both wordings). */
+static void vllm_profile_line(const char *line, kvp_log *L)
+{
+    number_after(line, "Model loading took ", &L->vllm_weights_gib);
+    const char *p = strstr(line, "Free memory on device (");
+    if (p) {
+        const char *slash = strchr(p, '/');
+        if (slash)
+            L->vllm_total_gib = strtod(slash + 1, NULL);
+    }
+    number_after(line, "Desired GPU memory utilization is (", &L->vllm_util);
+    p = strstr(line, "Desired GPU memory utilization is (");
+    if (p && (p = strchr(p, ',')))
+        L->vllm_requested_gib = strtod(p + 1, NULL);
+    number_after(line, "Estimated CUDA graph memory: ", &L->vllm_graph_est_gib);
+    if (strstr(line, "is equivalent to --gpu-memory-utilization=")) {
+        number_after(line, "The current --gpu-memory-utilization=", &L->vllm_util);
+        number_after(line, "is equivalent to --gpu-memory-utilization=", &L->vllm_util_equiv);
+    }
+    p = strstr(line, "Actual usage is ");
+    if (p) {
+        double a = strtod(p + 16, NULL);
+        if (strstr(p, "for consumed memory"))
+            L->vllm_consumed_gib = a;
+        else if (strstr(p, "for weight"))
+            L->vllm_weights_gib = a;
+        number_after(p, "for weight, ", &L->vllm_peak_gib);
+        number_after(p, "for consumed memory (weights + non-torch), ", &L->vllm_peak_gib);
+        number_after(p, "peak activation, ", &L->vllm_non_torch_gib);
+        if (!strstr(p, "non-torch memory,"))
+            L->vllm_non_torch_gib = -1;
+        number_after(p, "non-torch memory, and ", &L->vllm_graph_gib);
+        number_after(p, "peak activation, and ", &L->vllm_graph_gib);
+    }
+}
+
 static void vllm_line(const char *line, kvp_log *L)
 {
     const char *p;
+    vllm_profile_line(line, L);
     if ((p = strstr(line, "Available KV cache memory: "))) {
         L->vllm_avail_gib = strtod(p + 27, NULL);
         L->kind = KVP_LOG_VLLM;
@@ -236,6 +287,9 @@ int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *L, k
     L->kv_unified = -1;
     L->load_mode_mmap = -1;
     L->offloaded = L->offload_of = -1;
+    L->vllm_weights_gib = L->vllm_total_gib = L->vllm_util = L->vllm_requested_gib = -1;
+    L->vllm_graph_est_gib = L->vllm_util_equiv = L->vllm_peak_gib = -1;
+    L->vllm_non_torch_gib = L->vllm_consumed_gib = L->vllm_graph_gib = -1;
     char line[1024];
     for (size_t i = 0; i < len;) {
         size_t j = i;
@@ -253,9 +307,12 @@ int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *L, k
     if (L->kind == KVP_LOG_LLAMA && (!L->n_ctx || !L->n_seq || !L->n_size_lines))
         return kvp_fail(err, KVP_EINPUT, "%s: a llama.cpp log, but without its llama_context "
                         "settings or size lines (was the context created?)", label);
-    if (L->kind == KVP_LOG_VLLM && (!L->vllm_tokens || !L->vllm_max_len))
+    if (L->vllm_graph_est_gib < 0 && L->vllm_util_equiv >= 0 && L->vllm_util >= 0 &&
+        L->vllm_total_gib > 0)
+        L->vllm_graph_est_gib = (L->vllm_util - L->vllm_util_equiv) * L->vllm_total_gib;
+    if (L->kind == KVP_LOG_VLLM && !L->vllm_tokens)
         return kvp_fail(err, KVP_EINPUT, "%s: a vLLM log, but without its \"GPU KV cache size\" "
-                        "and \"Maximum concurrency\" lines", label);
+                        "line", label);
     if (L->kind == KVP_LOG_NONE)
         return kvp_fail(err, KVP_EINPUT, "%s: neither a llama.cpp nor a vLLM startup log (no "
                         "llama_context or \"GPU KV cache size\" lines)", label);

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kvp_int.h"
+#include "vllm_int.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -663,40 +663,7 @@ static int resolve_memory(const kvp_model *m, const kvp_vllm_params *p, const kv
         r->kv_cache_memory_bytes = p->kv_cache_memory;
         return 0;
     }
-    double util = p->gpu_memory_utilization > 0 ? p->gpu_memory_utilization : 0.92;
-    uint64_t params = kvp_model_param_count(m);
-    if (!params)
-        return kvp_fail(err, KVP_EINPUT, "%s: kvplan cannot count this model's weights; give "
-                        "--kv-cache-memory (vLLM's \"Available KV cache memory\")", m->name);
-    uint64_t requested = (uint64_t)ceil((double)r->gpu_total_bytes * util);
-    /* dtype "auto" serves float32 and float16 checkpoints in float16 and
-     * bfloat16 ones in bfloat16: two bytes a parameter either way */
-    r->weights_bytes = params * 2 / ((uint64_t)r->tp * r->pp);
-    /* Activation peak of the profiling run: the widest MLP activation and
-     * the sampler's logits, for max_num_batched_tokens tokens; plus a
-     * CUDA-graph pool and the non-torch allocations (NCCL, cuBLAS). */
-    uint64_t ff = m->n_ff > m->n_ff_exp * (m->n_expert_used ? m->n_expert_used : 1)
-                      ? m->n_ff : m->n_ff_exp * (m->n_expert_used ? m->n_expert_used : 1);
-    r->activation_bytes = r->max_num_batched_tokens * (2 * ff / r->tp + 4 * m->hidden_size) * 2 +
-                          (uint64_t)r->max_num_seqs * m->n_vocab * 4;
-    r->cudagraph_bytes = 768ull << 20;
-    uint64_t non_kv = r->weights_bytes + r->activation_bytes + r->cudagraph_bytes;
-    r->available_is_estimate = 1;
-    r->kv_cache_memory_bytes = requested > non_kv ? requested - non_kv : 0;
-    KVP_NOTE(r, "available memory is an estimate (%s x %.2f minus weights %.2f GiB, activations "
-            "%.2f GiB, CUDA graphs and runtime %.2f GiB); expect +-1.5 GiB. Give "
-            "--kv-cache-memory from vLLM's log line to be exact", g->name, util,
-         r->weights_bytes / GIB, r->activation_bytes / GIB, r->cudagraph_bytes / GIB);
-    return 0;
-}
-
-/* Python's round(x, 2) printed with repr: "54.94", "54.9", "55.0". */
-static void py_round2(double x, char *buf, size_t n)
-{
-    snprintf(buf, n, "%.2f", x);
-    size_t len = strlen(buf);
-    if (len > 3 && buf[len - 1] == '0')
-        buf[len - 1] = 0;
+    return vllm_memory_estimate(m, p, g, vllm_minor_of(r->version), r, err);
 }
 
 /* Section 7: the largest L whose reservation fits, by binary search. */
@@ -727,6 +694,17 @@ static int check_fit(const kvp_model *m, const struct vllm_version *v, kvp_vllm_
     uint64_t avail = r->kv_cache_memory_bytes;
     if (v->fit_check_minus_null)
         avail = avail > r->pool_block_bytes ? avail - r->pool_block_bytes : 0;
+    if (!avail && r->available_is_estimate) {
+        char gib[32];
+        vllm_format_gib(vllm_minor_of(r->version), r->available_signed_bytes / GIB, gib,
+                        sizeof gib);
+        return kvp_fail(err, KVP_EINPUT, "%s: Available KV cache memory: %s GiB (kvplan's "
+                        "estimate: weights %.2f GiB and the profiling peak %.2f GiB of %.2f GiB "
+                        "requested). No available memory for the cache blocks. Try increasing "
+                        "`gpu_memory_utilization` when initializing the engine.", m->name, gib,
+                        r->weights_bytes / GIB, r->activation_bytes / GIB,
+                        r->requested_bytes / GIB);
+    }
     if (!avail)
         return kvp_fail(err, KVP_EINPUT, "%s: No available memory for the cache blocks. Try "
                         "increasing `gpu_memory_utilization` when initializing the engine.",
@@ -750,7 +728,17 @@ static int check_fit(const kvp_model *m, const struct vllm_version *v, kvp_vllm_
 static void format_log(kvp_vllm_result *r)
 {
     char mem[32], tok[32], len[32];
-    py_round2(r->kv_cache_memory_bytes / GIB, mem, sizeof mem);
+    int minor = vllm_minor_of(r->version);
+    vllm_format_gib(minor, r->kv_cache_memory_bytes / GIB, mem, sizeof mem);
+    if (r->cudagraph_applied && r->gpu_total_bytes) {
+        double d = r->cudagraph_bytes / (double)r->gpu_total_bytes, u = r->gpu_memory_utilization;
+        snprintf(r->log[r->n_log++], sizeof r->log[0], "CUDA graph memory profiling is enabled "
+                 "(default since v0.21.0). The current --gpu-memory-utilization=%.4f is "
+                 "equivalent to --gpu-memory-utilization=%.4f without CUDA graph memory "
+                 "profiling. To maintain the same effective KV cache size as before, increase "
+                 "--gpu-memory-utilization to %.4f. To disable, set "
+                 "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.", u, u - d, u + d);
+    }
     kvp_format_thousands(r->token_capacity, tok, sizeof tok);
     kvp_format_thousands(r->max_model_len, len, sizeof len);
     snprintf(r->log[r->n_log++], sizeof r->log[0], "Available KV cache memory: %s GiB", mem);
@@ -860,16 +848,13 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
     memset(r, 0, sizeof *r);
     if (m->vllm_refusal[0])
         return kvp_fail(err, KVP_EINPUT, "%s: %s", m->name, m->vllm_refusal);
-    const struct vllm_version *v = &versions[1];
-    if (p->version) {
-        v = NULL;
-        for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
-            if (!strncmp(p->version, versions[i].name, 4))
-                v = &versions[i];
-        if (!v)
-            return kvp_fail(err, KVP_EUSAGE, "--vllm-version %s: kvplan knows 0.28.0 and 0.29.1",
-                            p->version);
-    }
+    int minor = p->version ? vllm_minor_of(p->version) : 29;
+    if (minor < 9 || minor > 29)
+        return kvp_fail(err, KVP_EUSAGE, "--vllm-version %s: kvplan knows the releases from "
+                        "0.9.1 to 0.29.1", p->version);
+    const struct vllm_version *v = minor >= 29 ? &versions[1] : &versions[0];
+    snprintf(r->version_name, sizeof r->version_name, "%s",
+             p->version && strlen(p->version) < sizeof r->version_name ? p->version : v->name);
     const kvp_gpu *g = find_gpu(p->gpu);
     if (!g)
         return kvp_fail(err, KVP_EUSAGE, "--gpu %s: unknown GPU; kvplan knows %s", p->gpu,
@@ -877,9 +862,12 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
     if (p->gpu_memory_utilization < 0 || p->gpu_memory_utilization > 1)
         return kvp_fail(err, KVP_EINPUT, "--gpu-memory-utilization %g: must be in (0, 1]",
                         p->gpu_memory_utilization);
-    r->version = v->name;
+    r->version = r->version_name;
     r->gpu = g->name;
-    r->gpu_total_bytes = g->memory_mib << 20;
+    r->gpu_total_bytes = (uint64_t)llround(g->torch_total_gib * GIB);
+    if (minor < 28)
+        KVP_NOTE(r, "vLLM %s: the KV block rules are 0.28.0's (kvplan checks them from 0.28.0 "
+                 "on); the memory estimate is this release's", r->version);
     r->tp = p->tp ? p->tp : 1;
     r->pp = p->pp ? p->pp : 1;
     if (r->tp > 1024)

@@ -58,6 +58,7 @@ static const struct opt {
     {"gpu", {"--gpu", NULL}, 1},
     {"entry", {"--entry", NULL}, 1},
     {"vllm-version", {"--vllm-version", NULL}, 1},
+    {"enforce-eager", {"--enforce-eager", NULL}, 0},
     {"output", {"-o", "--output", NULL}, 1},
     {"memory", {"--memory", "-m", NULL}, 1},
     {"kv-only", {"--kv-only", NULL}, 0},
@@ -113,7 +114,7 @@ static const struct opt {
 #define VLLM_KEYS "max-model-len gpu-memory-utilization max-num-batched-tokens max-num-seqs " \
                   "block-size kv-cache-dtype enable-prefix-caching no-enable-prefix-caching " \
                   "tensor-parallel-size pipeline-parallel-size kv-cache-memory gpu entry " \
-                  "vllm-version"
+                  "vllm-version enforce-eager"
 
 static int set_count(const char *arg, const char *val, uint64_t max, uint64_t *out)
 {
@@ -178,6 +179,8 @@ static int set_vllm_opt(const char *k, const char *arg, const char *val, cli_opt
         o->place_set = 1;
     } else if (!strcmp(k, "vllm-version"))
         o->vllm_version = val;
+    else if (!strcmp(k, "enforce-eager"))
+        o->enforce_eager = 1;
     return 0;
 }
 
@@ -627,6 +630,7 @@ void cli_vllm_params(const cli_opts *o, kvp_vllm_params *p)
     p->kv_cache_memory = o->kv_cache_memory;
     p->gpu = o->gpu;
     p->entry_serve = o->entry_serve;
+    p->enforce_eager = o->enforce_eager;
     const char *e = getenv("VLLM_ALLOW_LONG_MAX_MODEL_LEN");
     p->allow_long_max_model_len = e && (!strcmp(e, "1") || !strcasecmp(e, "true"));
 }

@@ -60,6 +60,7 @@ typedef struct cli_opts {
     uint64_t capacity_blocks, capacity_tokens;
     /* sim --concurrent */
     int sim_concurrent, no_async;
+    int enforce_eager;           /* vLLM --enforce-eager */
     const char *sim_policy, *sim_arrivals, *plot;
     double sim_rate, mem_fraction;   /* 0: not given */
     const char *rate_sweep;          /* --rate-sweep A..B[/P], requests per second */

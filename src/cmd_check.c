@@ -310,6 +310,76 @@ static int check_llama(const kvp_model *m, const kvp_log *L, const cli_opts *o)
 /* vLLM prints the available memory rounded to 0.01 GiB: every byte count in
  * that interval is a possible truth, and the capacity must fall in the
  * range they give. */
+/* One row of the profile table: the logged figure ("-" when the log does not
+ * print it) beside kvplan's, and the gap kept when it is the largest. */
+static void profile_row(const char *term, double logged, double mine, const char **worst,
+                        double *gap)
+{
+    char l[32] = "-";
+    if (logged >= 0) {
+        snprintf(l, sizeof l, "%.2f", logged);
+        if (fabs(mine - logged) > fabs(*gap)) {
+            *gap = mine - logged;
+            *worst = term;
+        }
+    }
+    printf("  %-28s %9s %9.2f\n", term, l, mine);
+}
+
+/* The log's profile lines beside kvplan's estimate of each term (what vLLM
+ * measures; kvplan predicts it without a log).  Informational: the exit
+ * status is the block arithmetic's. */
+static void check_vllm_profile(const kvp_model *m, const kvp_log *L, const kvp_vllm_params *given)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    kvp_vllm_params p = *given;
+    kvp_vllm_result *r = malloc(sizeof *r);
+    kvp_error e;
+    if (!r)
+        return;
+    p.kv_cache_memory = 0;
+    if (p.gpu_memory_utilization <= 0 && L->vllm_util > 0)
+        p.gpu_memory_utilization = L->vllm_util;
+    printf("\nmemory profile: the log beside kvplan's estimate (GiB, per GPU; utilization %s)\n",
+           given->gpu_memory_utilization > 0 ? "as given" : L->vllm_util > 0 ? "as logged"
+                                                                             : "the release's default");
+    if (kvp_vllm(m, &p, r, &e) && !r->requested_bytes) {
+        printf("  kvplan cannot estimate it: %s\n", e.msg);
+        free(r);
+        return;
+    }
+    const char *worst = NULL;
+    double gap = 0, graph = r->cudagraph_applied ? r->cudagraph_bytes / gib : 0;
+    double total = L->vllm_total_gib > 0 ? L->vllm_total_gib : r->gpu_total_bytes / gib;
+    double est = L->vllm_graph_est_gib; /* from the "equivalent to" line: (U - E) x total */
+    if (est < 0 && L->vllm_util_equiv >= 0 && L->vllm_util > 0)
+        est = (L->vllm_util - L->vllm_util_equiv) * total;
+    printf("  %-28s %9s %9s\n", "term", "logged", "kvplan");
+    profile_row("total (as torch sees it)", L->vllm_total_gib, r->gpu_total_bytes / gib, &worst, &gap);
+    profile_row("requested (total x util)", L->vllm_requested_gib, r->requested_bytes / gib, &worst,
+                &gap);
+    profile_row("weights", L->vllm_weights_gib, r->weights_bytes / gib, &worst, &gap);
+    if (L->vllm_consumed_gib >= 0)
+        profile_row("consumed (weights + non-torch)", L->vllm_consumed_gib,
+                    (r->weights_bytes + r->non_torch_bytes) / gib, &worst, &gap);
+    /* from 0.27 the printed peak holds the applied graph estimate */
+    profile_row(L->vllm_consumed_gib >= 0 ? "peak activation (+ graphs)" : "peak activation",
+                L->vllm_peak_gib, r->activation_bytes / gib + (L->vllm_consumed_gib >= 0 ? graph : 0),
+                &worst, &gap);
+    if (L->vllm_consumed_gib < 0)
+        profile_row("non-torch", L->vllm_non_torch_gib, r->non_torch_bytes / gib, &worst, &gap);
+    profile_row(r->cudagraph_applied ? "CUDA graphs (subtracted)" : "CUDA graphs (not subtracted)",
+                est, r->cudagraph_bytes / gib, &worst, &gap);
+    const char *w = worst;
+    double g = gap;
+    profile_row("available", L->vllm_avail_gib, r->available_signed_bytes / gib, &worst, &gap);
+    worst = w, gap = g;
+    if (worst)
+        printf("  the term that differs most: %s, kvplan %.2f GiB %s\n", worst, fabs(gap),
+               gap > 0 ? "higher" : "lower");
+    free(r);
+}
+
 static int check_vllm(const kvp_model *m, const kvp_log *L, const cli_opts *o)
 {
     kvp_vllm_params p;
@@ -322,11 +392,23 @@ static int check_vllm(const kvp_model *m, const kvp_log *L, const cli_opts *o)
         return cli_fail(EXIT_INPUT, "out of memory");
     }
     cli_vllm_params(o, &p);
-    p.max_model_len = L->vllm_max_len;
+    /* a log cut before "Maximum concurrency" leaves max_model_len to the user */
+    if (!L->vllm_max_len && !p.max_model_len) {
+        free(lo), free(hi);
+        return cli_fail(EXIT_INPUT, "the log has no \"Maximum concurrency for N tokens\" line; "
+                        "give --max-model-len as vLLM ran");
+    }
+    if (L->vllm_max_len)
+        p.max_model_len = L->vllm_max_len;
     p.kv_cache_memory = (uint64_t)ceil((L->vllm_avail_gib - 0.005) * gib);
-    printf("vLLM log: %.2f GiB available, %llu tokens, %.2fx for %llu tokens per request\n",
-           L->vllm_avail_gib, (unsigned long long)L->vllm_tokens, L->vllm_concurrency,
-           (unsigned long long)L->vllm_max_len);
+    if (L->vllm_max_len)
+        printf("vLLM log: %.2f GiB available, %llu tokens, %.2fx for %llu tokens per request\n",
+               L->vllm_avail_gib, (unsigned long long)L->vllm_tokens, L->vllm_concurrency,
+               (unsigned long long)p.max_model_len);
+    else
+        printf("vLLM log: %.2f GiB available, %llu tokens (max_model_len %llu as given)\n",
+               L->vllm_avail_gib, (unsigned long long)L->vllm_tokens,
+               (unsigned long long)p.max_model_len);
     printf("model: %s\n\n", m->name);
     if (L->vllm_avail_gib <= 0.005 || kvp_vllm(m, &p, lo, &e)) {
         printf("kvplan refuses these settings: %s\n", L->vllm_avail_gib > 0.005 ? e.msg :
@@ -337,19 +419,23 @@ static int check_vllm(const kvp_model *m, const kvp_log *L, const cli_opts *o)
             printf("kvplan refuses these settings: %s\n", e.msg);
         } else {
             int tok = L->vllm_tokens >= lo->token_capacity && L->vllm_tokens <= hi->token_capacity;
-            int conc = L->vllm_concurrency >= floor(lo->max_concurrency * 100) / 100 - 1e-9 &&
-                       L->vllm_concurrency <= ceil(hi->max_concurrency * 100) / 100 + 1e-9;
+            int conc = !L->vllm_max_len ||
+                       (L->vllm_concurrency >= floor(lo->max_concurrency * 100) / 100 - 1e-9 &&
+                        L->vllm_concurrency <= ceil(hi->max_concurrency * 100) / 100 + 1e-9);
             printf("  tokens:       logged %llu, kvplan %llu..%llu  %s\n",
                    (unsigned long long)L->vllm_tokens, (unsigned long long)lo->token_capacity,
                    (unsigned long long)hi->token_capacity, tok ? "match" : "DIFFERS");
-            printf("  concurrency:  logged %.2fx, kvplan %.2fx..%.2fx  %s\n", L->vllm_concurrency,
-                   lo->max_concurrency, hi->max_concurrency, conc ? "match" : "DIFFERS");
+            if (L->vllm_max_len)
+                printf("  concurrency:  logged %.2fx, kvplan %.2fx..%.2fx  %s\n",
+                       L->vllm_concurrency, lo->max_concurrency, hi->max_concurrency,
+                       conc ? "match" : "DIFFERS");
             printf("  (blocks of %u tokens, %llu bytes a block id, %llu..%llu blocks)\n",
                    lo->block_size, (unsigned long long)lo->pool_block_bytes,
                    (unsigned long long)lo->num_blocks, (unsigned long long)hi->num_blocks);
             rc = tok && conc ? 0 : EXIT_DIFFERS;
         }
     }
+    check_vllm_profile(m, L, &p);
     free(lo);
     free(hi);
     return rc;

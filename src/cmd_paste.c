@@ -61,7 +61,8 @@ static const struct flag {
     {"--max-num-seqs", 1}, {"--block-size", 1}, {"--kv-cache-dtype", 1},
     {"--enable-prefix-caching", 0}, {"--no-enable-prefix-caching", 0}, {"-tp", 1},
     {"--tensor-parallel-size", 1}, {"-pp", 1}, {"--pipeline-parallel-size", 1},
-    {"--kv-cache-memory", 1}, {"--kv-cache-memory-bytes", 1}, {NULL, 0}};
+    {"--kv-cache-memory", 1}, {"--kv-cache-memory-bytes", 1}, {"--enforce-eager", 0},
+    {NULL, 0}};
 
 static const struct flag *find_flag(const struct flag *set, const char *arg)
 {

@@ -1,0 +1,67 @@
+#!/bin/bash
+# tests/vllm-logs/run.sh - kvplan's vLLM memory estimate against public
+# startup logs: every record of records.jsonl that cases.list replays, the
+# predicted "Available KV cache memory" beside the printed one, and the
+# weights beside "Model loading took" where the record has it.
+#
+#   bash tests/vllm-logs/run.sh      (KVPLAN: default build/kvplan)
+#
+# Fails when a replayed record is off by more than 1 GiB, or fewer than
+# half of them are within 0.5 GiB (the issue's bar).  The last line is
+# "N passed, N failed".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+KVPLAN=${KVPLAN:-$root/build/kvplan}
+cd "$root" || exit 2
+
+pass=0 fail=0 n=0 near=0
+errs=()
+printf '%-4s %-46s %-8s %9s %9s %7s %s\n' rec model release printed kvplan error weights
+while read -r num want rest; do
+    case $num in ''|\#*) continue ;; esac
+    [ "$want" = skip ] && continue
+    args=${rest%%#*}
+    rec=$(sed -n "${num}p" "$here/records.jsonl")
+    printed=$want
+    [ "$want" = rec ] && printed=$(jq -r '.available_kv_gib' <<<"$rec")
+    wlog=$(jq -r '.weights_gib // empty' <<<"$rec")
+    # shellcheck disable=SC2086
+    out=$("$KVPLAN" mem $args --runtime vllm --json 2>"$here/.err")
+    if [ -n "$out" ]; then
+        got=$(jq -r '.estimate.available_bytes / 1073741824' <<<"$out")
+        wk=$(jq -r '.estimate.weights_bytes / 1073741824' <<<"$out")
+    else
+        got=$(grep -o 'Available KV cache memory: -\?[0-9.]* GiB\|available KV cache memory (-\?[0-9.]* GiB' "$here/.err" |
+              grep -o -- '-\?[0-9.]*' | head -1)
+        wk=$(grep -o 'weights [0-9.]* GiB' "$here/.err" | grep -o '[0-9.]*' | head -1)
+    fi
+    model=$(awk '{print $1}' <<<"$args")
+    release=$(grep -o -- '--vllm-version [^ ]*' <<<"$args" | cut -d' ' -f2)
+    if [ -z "$got" ]; then
+        echo "FAIL vllm-logs: record $num: kvplan gave no figure: $(head -1 "$here/.err")"
+        fail=$((fail + 1))
+        continue
+    fi
+    e=$(awk -v a="$got" -v b="$printed" 'BEGIN { d = a - b; printf "%+.2f", d }')
+    wcol=""
+    [ -n "$wlog" ] && wcol=$(awk -v a="$wk" -v b="$wlog" 'BEGIN { printf "%.2f (logged %.2f)", a, b }')
+    printf '%-4s %-46s %-8s %9.2f %9.2f %7s %s\n' "$num" "${model##*/}" "$release" "$printed" "$got" "$e" "$wcol"
+    n=$((n + 1))
+    errs+=("${e#[+-]} $release")
+    if awk -v e="$e" 'BEGIN { exit !(e <= 1 && e >= -1) }'; then pass=$((pass + 1)); else
+        echo "FAIL vllm-logs: record $num is off by $e GiB (more than 1)"; fail=$((fail + 1)); fi
+    awk -v e="$e" 'BEGIN { exit !(e <= 0.5 && e >= -0.5) }' && near=$((near + 1))
+done <"$here/cases.list"
+rm -f "$here/.err"
+[ "$n" -gt 0 ] || { echo "vllm-logs: no record replayed" >&2; exit 2; }
+printf '%s\n' "${errs[@]}" | sort -n | awk -v near="$near" '
+    { e[NR] = $1; v[$2] = (v[$2] ? v[$2] ", " : "") $1 }
+    END { m = (NR % 2) ? e[(NR + 1) / 2] : (e[NR / 2] + e[NR / 2 + 1]) / 2
+          printf "\navailable KV memory on %d records: median |error| %.2f GiB, worst %.2f GiB; %d within 0.5 GiB, all within %.2f\n", NR, m, e[NR], near, e[NR]
+          for (k in v) printf "  vLLM %s: |error| %s GiB\n", k, v[k] }'
+if [ $((near * 2)) -lt "$n" ]; then
+    echo "FAIL vllm-logs: only $near of $n records within 0.5 GiB"; fail=$((fail + 1))
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
