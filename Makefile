@@ -81,6 +81,12 @@ check:
 	@case '$(MAKEFLAGS)' in *jobserver*) j= ;; *) j=-j$(NPROC) ;; esac; \
 	$(MAKE) --no-print-directory $$j build-tests
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
+	@$(MAKE) --no-print-directory vllm-logs
+
+# vLLM's memory estimate against the public startup logs (tests/vllm-logs)
+.PHONY: vllm-logs
+vllm-logs: $(B)/kvplan
+	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/vllm-logs/run.sh
 
 test:
 	@$(MAKE) --no-print-directory check

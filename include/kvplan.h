@@ -534,6 +534,9 @@ typedef struct kvp_vllm_result {
     int cudagraph_applied;           /* the graph estimate is subtracted (>= 0.21, graphs on) */
     int weights_exact;               /* the weights figure is the checkpoint's, tensor for tensor */
     int64_t available_signed_bytes;  /* requested - everything else; < 0: vLLM refuses */
+    /* each term's error on the public startup logs (tests/vllm-logs), GiB:
+     * the largest kvplan makes there; 0 when no log prints that term */
+    double band_weights_gib, band_peak_gib, band_graph_gib, band_available_gib;
     char version_name[16];           /* what version points at */
     uint64_t num_blocks;
     size_t n_groups;

@@ -255,6 +255,41 @@ static int run_llama(const kvp_model *m, const cli_opts *o)
     return rc;
 }
 
+/* "up to 0.42 GiB off on the public logs", or "" when no log prints it */
+static const char *band(double gib, char *buf, size_t n)
+{
+    if (gib > 0)
+        snprintf(buf, n, "within %.2f GiB on the public logs", gib);
+    else
+        snprintf(buf, n, "no public log prints it alone");
+    return buf;
+}
+
+/* vLLM's budget, term by term, when kvplan estimates it (lib/vllm_memory.c) */
+static void vllm_estimate_table(const kvp_vllm_result *r)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    char b[80];
+    printf("\nthe estimate, per GPU (GiB; vLLM measures these at startup):\n");
+    printf("  %-30s %8.2f\n", "total, as torch sees it", r->gpu_total_bytes / gib);
+    printf("  %-30s %8.2f\n", "requested (total x util)", r->requested_bytes / gib);
+    printf("  %-30s %8.2f  %s, %s\n", "- weights", r->weights_bytes / gib,
+           r->weights_exact ? "exact" : "estimated", band(r->band_weights_gib, b, sizeof b));
+    printf("  %-30s %8.2f  %s (forward %.2f, sampler %.2f); %s\n", "- profiling peak",
+           r->activation_bytes / gib, r->sampler_bytes >= r->forward_bytes ? "the sampler" :
+           "the forward pass", r->forward_bytes / gib, r->sampler_bytes / gib,
+           band(r->band_peak_gib, b, sizeof b));
+    printf("  %-30s %8.2f\n", "- non-torch", r->non_torch_bytes / gib);
+    if (r->cudagraph_applied)
+        printf("  %-30s %8.2f  %s\n", "- CUDA graphs", r->cudagraph_bytes / gib,
+               band(r->band_graph_gib, b, sizeof b));
+    else
+        printf("  %-30s %8s  %s\n", "- CUDA graphs", "0", r->cudagraph_bytes ?
+               "captured after sizing, outside the budget" : "none (--enforce-eager)");
+    printf("  %-30s %8.2f  %s\n", "= available", r->available_signed_bytes / gib,
+           band(r->band_available_gib, b, sizeof b));
+}
+
 static void vllm_table(const kvp_model *m, const kvp_vllm_result *r)
 {
     char a[32], b[32], c[32], d[32], kv[64] = "";
@@ -296,6 +331,8 @@ static void vllm_table(const kvp_model *m, const kvp_vllm_result *r)
                r->stages[i].first_layer, r->stages[i].first_layer + r->stages[i].layers - 1,
                fmt_mib(r->stages[i].per_request_bytes, a, sizeof a),
                fmt_int(r->stages[i].num_blocks, b, sizeof b));
+    if (r->available_is_estimate)
+        vllm_estimate_table(r);
     printf("\nvLLM logs:\n");
     for (size_t i = 0; i < r->n_log; i++)
         printf("  %s\n", r->log[i]);

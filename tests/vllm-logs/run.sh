@@ -16,7 +16,7 @@ KVPLAN=${KVPLAN:-$root/build/kvplan}
 cd "$root" || exit 2
 
 pass=0 fail=0 n=0 near=0
-errs=()
+errs=() terms=()
 printf '%-4s %-46s %-8s %9s %9s %7s %s\n' rec model release printed kvplan error weights
 while read -r num want rest; do
     case $num in ''|\#*) continue ;; esac
@@ -28,9 +28,12 @@ while read -r num want rest; do
     wlog=$(jq -r '.weights_gib // empty' <<<"$rec")
     # shellcheck disable=SC2086
     out=$("$KVPLAN" mem $args --runtime vllm --json 2>"$here/.err")
+    pk="" gk=""
     if [ -n "$out" ]; then
         got=$(jq -r '.estimate.available_bytes / 1073741824' <<<"$out")
         wk=$(jq -r '.estimate.weights_bytes / 1073741824' <<<"$out")
+        pk=$(jq -r '.estimate.activation_bytes / 1073741824' <<<"$out")
+        gk=$(jq -r 'if .estimate.cudagraph_subtracted then .estimate.cudagraph_bytes / 1073741824 else empty end' <<<"$out")
     else
         got=$(grep -o 'Available KV cache memory: -\?[0-9.]* GiB\|available KV cache memory (-\?[0-9.]* GiB' "$here/.err" |
               grep -o -- '-\?[0-9.]*' | head -1)
@@ -46,6 +49,12 @@ while read -r num want rest; do
     e=$(awk -v a="$got" -v b="$printed" 'BEGIN { d = a - b; printf "%+.2f", d }')
     wcol=""
     [ -n "$wlog" ] && wcol=$(awk -v a="$wk" -v b="$wlog" 'BEGIN { printf "%.2f (logged %.2f)", a, b }')
+    # the terms a record prints, for the per-term bands
+    plog=$(jq -r '.activation_peak_gib // empty' <<<"$rec")
+    glog=$(jq -r '.cudagraph_gib // empty' <<<"$rec")
+    [ -n "$wlog" ] && [ -n "$wk" ] && terms+=("weights $(awk -v a="$wk" -v b="$wlog" 'BEGIN { d = a - b; print d < 0 ? -d : d }') $num")
+    [ -n "$plog" ] && [ -n "$pk" ] && terms+=("peak $(awk -v a="$pk" -v b="$plog" 'BEGIN { d = a - b; print d < 0 ? -d : d }') $num")
+    [ -n "$glog" ] && [ -n "$gk" ] && terms+=("graphs $(awk -v a="$gk" -v b="$glog" 'BEGIN { d = a - b; print d < 0 ? -d : d }') $num")
     printf '%-4s %-46s %-8s %9.2f %9.2f %7s %s\n' "$num" "${model##*/}" "$release" "$printed" "$got" "$e" "$wcol"
     n=$((n + 1))
     errs+=("${e#[+-]} $release")
@@ -60,6 +69,9 @@ printf '%s\n' "${errs[@]}" | sort -n | awk -v near="$near" '
     END { m = (NR % 2) ? e[(NR + 1) / 2] : (e[NR / 2] + e[NR / 2 + 1]) / 2
           printf "\navailable KV memory on %d records: median |error| %.2f GiB, worst %.2f GiB; %d within 0.5 GiB, all within %.2f\n", NR, m, e[NR], near, e[NR]
           for (k in v) printf "  vLLM %s: |error| %s GiB\n", k, v[k] }'
+[ ${#terms[@]} -gt 0 ] && printf '%s\n' "${terms[@]}" | awk '
+    { if ($2 >= w[$1]) { w[$1] = $2; r[$1] = $3 } c[$1]++ }
+    END { for (t in w) printf "  %s: worst |error| %.2f GiB (record %s) over %d records that print it\n", t, w[t], r[t], c[t] }'
 if [ $((near * 2)) -lt "$n" ]; then
     echo "FAIL vllm-logs: only $near of $n records within 0.5 GiB"; fail=$((fail + 1))
 fi
