@@ -69,6 +69,12 @@ static inline int kvp_add(uint64_t a, uint64_t b, uint64_t *out)
 #define KVP_MAX_DIM (1u << 20)
 #define KVP_MAX_TOKENS (1ull << 40)
 
+/* Reads config.json's quantization_config into m->quant (KVP_QM_UNKNOWN with
+ * the reason for what kvplan cannot size) and sets m->encoder when the config
+ * has a vision or audio tower (lib/hf/quant.c).  Never fails. */
+struct json_t;
+int kvp_hf_read_quant(const struct json_t *root, kvp_model *m);
+
 /* One tensor (or a set of n equal ones: experts) of the language model, as
  * lib/params.c counts it, with how vLLM shards it under tensor parallelism:
  * the walk behind kvp_model_param_breakdown and vLLM's weight bytes. */
