@@ -470,8 +470,11 @@ int kvp_vllm_weights(const kvp_model *m, uint32_t tp, uint32_t pp, int sm,
                                                     : 1.0;
     out->encoder_uncounted = m->encoder && !m->encoder_params;
     if (m->encoder_params && out->stage == 0) {
-        out->encoder_bytes = cdiv(m->encoder_params * 2, tp); /* 16-bit, split like the LM */
-        out->exact = KVP_WX_ESTIMATE;
+        /* 16-bit; under TP its linears split like the language model's and
+         * its conv and norms replicate: the even split is an estimate */
+        out->encoder_bytes = cdiv(m->encoder_params * 2, tp);
+        if (tp > 1)
+            out->encoder_exact = KVP_WX_ESTIMATE;
     }
     describe(&c, out);
     return 0;

@@ -21,6 +21,7 @@ typedef struct kvp_vllm_weights_t {
     uint32_t stage;                /* that rank's pipeline stage */
     uint64_t encoder_bytes;        /* the vision/audio tower on that rank (stage 0); 0 when
                                     * none or not counted */
+    int encoder_exact;             /* KVP_WX_* of encoder_bytes */
     int encoder_uncounted;         /* the config has a tower kvplan cannot count: vLLM loads
                                     * it (unless text-only mode) and it is not in bytes */
     uint64_t checkpoint_bytes;     /* the language model's weights as the checkpoint stores

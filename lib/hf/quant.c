@@ -330,6 +330,31 @@ static void read_method(kvp_quant *q, json_t *qc)
     unknown(q, "quant_method \"%.40s\" is not one kvplan can size", m);
 }
 
+/* ---- the vision tower ------------------------------------------------------ */
+
+/* Gemma 3's SigLIP tower and projector, tensor for tensor: a patch conv with
+ * bias, a position embedding per patch, per layer q/k/v/o and fc1/fc2 with
+ * biases and two LayerNorms (weight and bias), a post LayerNorm; the
+ * projector is a vision x text matrix and an RMSNorm over the vision width.
+ * (gemma-3-4b-it: 419,816,304 = the Hub's 4,300,079,472 less the text
+ * model's 3,880,263,168.)  0 when any field is missing or another tower. */
+static uint64_t gemma3_siglip(json_t *root, uint64_t text_hidden)
+{
+    json_t *v = json_object_get(root, "vision_config");
+    const char *mt = str(root, "model_type"), *vt = str(v, "model_type");
+    uint64_t h = (uint64_t)num(v, "hidden_size"), ff = (uint64_t)num(v, "intermediate_size"),
+             n = (uint64_t)num(v, "num_hidden_layers"), p = (uint64_t)num(v, "patch_size"),
+             img = (uint64_t)num(v, "image_size"),
+             ch = json_object_get(v, "num_channels") ? (uint64_t)num(v, "num_channels") : 3;
+    if (!mt || strcmp(mt, "gemma3") || !vt || strcmp(vt, "siglip_vision_model") ||
+        flag(v, "vision_use_head", 1) || !h || !ff || !n || !p || !img || !ch || img % p ||
+        h > 1 << 16 || ff > 1 << 18 || n > 1024 || p > 1024 || !text_hidden)
+        return 0;
+    uint64_t patches = (img / p) * (img / p);
+    uint64_t layer = 4 * (h * h + h) + 4 * h + (h * ff + ff) + (ff * h + h);
+    return ch * p * p * h + h + patches * h + n * layer + 2 * h + h * text_hidden + h;
+}
+
 int kvp_hf_read_quant(const struct json_t *root_c, kvp_model *m)
 {
     json_t *root = (json_t *)root_c, *tc = json_object_get(root, "text_config");
@@ -347,5 +372,8 @@ int kvp_hf_read_quant(const struct json_t *root_c, kvp_model *m)
     }
     m->encoder = json_is_object(json_object_get(root, "vision_config")) ||
                  json_is_object(json_object_get(root, "audio_config"));
+    m->encoder_params = m->encoder && !json_object_get(root, "audio_config")
+                            ? gemma3_siglip(root, m->hidden_size)
+                            : 0;
     return 0;
 }

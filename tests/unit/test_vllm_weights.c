@@ -283,6 +283,24 @@ static void refusals(void)
     kvp_model_free(m);
 }
 
+/* Gemma 3's SigLIP tower, counted from vision_config: the Hub's total
+ * 4,300,079,472 less the text model's 3,880,263,168 (test_params) */
+static void encoder(void)
+{
+    kvp_model *m = named("gemma-3-4b-it");
+    kvp_vllm_weights_t w = run(m, 1, 1, 90);
+    CHECK("gemma-3-4b-it tower = 419,816,304 params", m && m->encoder_params == 419816304ull);
+    CHECK("gemma-3-4b-it tower bytes at tp1, exact",
+          w.encoder_bytes == 2 * 419816304ull && w.encoder_exact == KVP_WX_EXACT &&
+              !w.encoder_uncounted);
+    kvp_model_free(m);
+    m = named("qwen3.5-9b");
+    w = run(m, 1, 1, 90);
+    CHECK("qwen3.5-9b tower flagged, not counted", w.bytes && w.encoder_uncounted &&
+                                                       w.encoder_bytes == 0);
+    kvp_model_free(m);
+}
+
 /* The breakdown adds up to the count on every catalog model it knows. */
 static void breakdown(void)
 {
@@ -310,6 +328,7 @@ int main(void)
     tensor_parallel();
     formats();
     refusals();
+    encoder();
     breakdown();
     return check_failures != 0;
 }
