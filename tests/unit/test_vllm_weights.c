@@ -103,6 +103,8 @@ static void records(void)
     /* 8.03 B x 2 = 14.96 GiB, printed by V0 (vllm#10511) */
     CHECK("Llama-3-8B bf16 tp1 = 14.96 GiB", printed(run(m, 1, 1, 90).bytes, 14.96, 2));
     CHECK("Llama-3-8B is exact", m && run(m, 1, 1, 90).exact == KVP_WX_EXACT);
+    /* 7.48 GiB a rank at tp2, same record (vllm#10511) */
+    CHECK("Llama-3-8B bf16 tp2 = 7.48 GiB", printed(run(m, 2, 1, 90).bytes, 7.48, 2));
     kvp_model_free(m);
 
     m = named("llama-3.1-8b");
@@ -135,9 +137,9 @@ static void mxfp4(void)
     CHECK("gpt-oss-120b checkpoint = 60.77 GiB", printed(t.checkpoint_bytes, 60.77, 2));
     /* 64.38 GiB, 0.14.1 Triton backend on H100 (vllm#33155) */
     CHECK("gpt-oss-120b H100 (Triton) = 64.38 GiB", printed(t.bytes, 64.38, 2));
-    /* 65.97 GiB, 0.10.1 Marlin on H100 (vllm#23278): kvplan's Marlin factor
+    /* 65.9651 GiB, 0.10.1 Marlin on H100 (vllm#23278): kvplan's Marlin factor
      * (pre-sm90 today) within 0.5 % */
-    CHECK("gpt-oss-120b Marlin ~ 65.97 GiB (0.5 %)", fabs(k.bytes / GIB / 65.97 - 1) < 0.005);
+    CHECK("gpt-oss-120b Marlin ~ 65.9651 GiB (0.5 %)", fabs(k.bytes / GIB / 65.9651 - 1) < 0.005);
     CHECK("gpt-oss-120b is an estimate", t.exact == KVP_WX_ESTIMATE);
     CHECK("gpt-oss attention stays 16-bit",
           t.cat_exact[KVP_WC_ATTN] == KVP_WX_EXACT && t.cat_bytes[KVP_WC_ATTN] % 2 == 0);
