@@ -401,7 +401,11 @@ static void describe(const wctx *c, kvp_vllm_weights_t *o)
                      : s->format == KVP_QF_NVFP4 ? "fp8 per 16" : "absmax");
         break;
     }
-    snprintf(o->note, sizeof o->note, "%s; embeddings, norms and routers 16-bit%s%s%s", what,
+    char kept[96] = "";
+    if (q->method != KVP_QM_NONE)
+        snprintf(kept, sizeof kept, "; embeddings, norms, routers%s 16-bit",
+                 q->n_pat ? " and the config's module patterns" : "");
+    snprintf(o->note, sizeof o->note, "%.120s%.60s%.48s%.52s%.34s", what, kept,
              c->mla_copies ? "; + dequantized 16-bit kv_b_proj copies (MLA)" : "",
              q->inexact ? "; ignore list only partly kept: split approximate" : "",
              o->encoder_uncounted ? "; vision/audio tower not counted" : "");
