@@ -61,7 +61,7 @@ static int printed(uint64_t bytes, double gib, int digits)
     return fabs(bytes / GIB - gib) <= half;
 }
 
-/* ---- the configs (real files' text; sources beside each) ----------------- */
+/* ---- the configs: the fields of the published config.json files ----------- */
 
 /* meta-llama/Meta-Llama-3-8B config.json (shapes are Llama-3.1-8B's, whose
  * 8,030,261,248 parameters test_params checks). */
@@ -151,6 +151,18 @@ static void mxfp4(void)
     CHECK("gpt-oss-20b checkpoint = 12.82 GiB", printed(t.checkpoint_bytes, 12.82, 2));
     /* 13.72 GiB, 0.19.0 on an A100 (myoceane.fr) */
     CHECK("gpt-oss-20b A100 (Marlin) = 13.72 GiB (0.5 %)", fabs(t.bytes / GIB / 13.72 - 1) < 0.005);
+    kvp_model_free(m);
+}
+
+/* A float32 checkpoint (OLMo-2-1124-7B, 7,298,617,344 parameters per the
+ * Hub's safetensors total, test_params) is stored at 4 B and served at 2 B
+ * (dtype=auto), plus the 4,096 x 128 x 2 rotary cache. */
+static void float32(void)
+{
+    kvp_model *m = named("olmo-2-1124-7b");
+    kvp_vllm_weights_t w = run(m, 1, 1, 90);
+    CHECK("olmo-2 f32 checkpoint = 4 B x 7,298,617,344", w.checkpoint_bytes == 29194469376ull);
+    CHECK("olmo-2 served in 16 bits = 2 B x count + 1 MiB", w.bytes == 14598283264ull);
     kvp_model_free(m);
 }
 
@@ -327,6 +339,7 @@ int main(void)
 {
     records();
     mxfp4();
+    float32();
     tensor_parallel();
     formats();
     refusals();
