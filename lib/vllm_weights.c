@@ -24,11 +24,14 @@
 #include "vllm_weights.h"
 
 /* MXFP4 expert re-layout, from "Model loading took" against the computed
- * checkpoint (experts 56.80 of 60.77 GiB for gpt-oss-120b, 9.47 of 12.82
- * for gpt-oss-20b): Triton kernels (sm90+ since 0.11), 64.38 GiB on an H100
- * with 0.14.1 (vllm#33155): (64.38 - 3.97) / 56.80 = 1.0636; Marlin (before
- * sm90, and Hopper on 0.10), 65.97 GiB with 0.10.1 (vllm#23278) and 13.72
- * GiB on an A100 with 0.19.0 (myoceane.fr): 1.0915 and 1.095. */
+ * checkpoint (expert blocks and scales 56.73 of 60.77 GiB for gpt-oss-120b,
+ * 9.46 of 12.82 for gpt-oss-20b; the rest, 16-bit, and the 16 MiB rotary
+ * cache kept as they are):
+ *   Triton kernels (sm90+ since 0.11): 64.38 GiB on an H100 with 0.14.1
+ *   (vllm#33155): (64.38 - 4.05) / 56.73 = 1.0634;
+ *   Marlin (before sm90, and Hopper on 0.10): 65.9651 GiB with 0.10.1 on an
+ *   H100 (vllm#23278): 1.0914; 13.72 GiB on an A100 with 0.19.0
+ *   (myoceane.fr): 1.0939; 1.093 between the two. */
 #define MXFP4_TRITON 1.0634
 #define MXFP4_MARLIN 1.093
 
