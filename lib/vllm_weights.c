@@ -240,6 +240,10 @@ static void place(wctx *c, kvp_wcat cat, const kvp_ptensor *t)
         mac(c, &w, in, out);
         mac(c, &b, w, dtype_bytes(c));
     }
+    /* whether a quantized checkpoint's Mamba / DeltaNet projections load
+     * quantized depends on the model's vLLM class: not known here */
+    if (s && cat == KVP_WC_MIXER)
+        level = KVP_WX_ESTIMATE;
     if (s && s->format == KVP_QF_MXFP4 && !c->ckpt)
         b = (uint64_t)((double)b * (c->sm >= 90 ? MXFP4_TRITON : MXFP4_MARLIN));
     /* MLA: vLLM keeps W_UK / W_UV dequantized from a quantized kv_b_proj */
