@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "kvplan.h"
+#include "vllm_weights.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,6 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lp.swa_full = (int)(i & 1);
         if (kvp_llama(m, &lp, &lr, &e) == 0)
             free(kvp_llama_json(m, &lr));
+    }
+    /* quantization_config and the weight walk (lib/hf/quant.c, vllm_weights.c) */
+    for (uint32_t tp = 1; tp <= 8; tp *= 8) {
+        kvp_vllm_weights_t w;
+        kvp_vllm_weights(m, tp, tp == 1 ? 1 : 2, tp == 1 ? 80 : 90, &w, &e);
     }
     free(kvp_model_json(m));
     kvp_model_free(m);

@@ -113,6 +113,64 @@ typedef struct kvp_layer {
     uint64_t ple_conv_state;
 } kvp_layer;
 
+/* ---- a checkpoint's quantization (config.json quantization_config) ------- */
+
+/* What vLLM keeps in GPU memory depends on it (lib/vllm_weights.c). */
+typedef enum kvp_qmethod {
+    KVP_QM_NONE, KVP_QM_FP8, KVP_QM_AWQ, KVP_QM_GPTQ, KVP_QM_CT, KVP_QM_MODELOPT,
+    KVP_QM_MXFP4, KVP_QM_BNB, KVP_QM_UNKNOWN /* weights unknown: quant.why says why */
+} kvp_qmethod;
+/* How one quantized weight is stored. */
+typedef enum kvp_qformat {
+    KVP_QF_NONE,  /* not quantized: the model dtype */
+    KVP_QF_INT,   /* bits-wide integers packed in int32; a scale per group or row */
+    KVP_QF_FP8,   /* one byte; fp32 scales per tensor, row or block */
+    KVP_QF_NVFP4, /* two per byte; an fp8 scale per 16, fp32 global scales */
+    KVP_QF_MXFP4, /* two per byte; an e8m0 scale per 32 */
+    KVP_QF_BNB4,  /* bitsandbytes nf4/fp4: absmax per 64 */
+    KVP_QF_BNB8   /* bitsandbytes LLM.int8: an fp32 scale per row */
+} kvp_qformat;
+typedef enum kvp_qstrategy { KVP_QS_TENSOR, KVP_QS_CHANNEL, KVP_QS_GROUP, KVP_QS_BLOCK } kvp_qstrategy;
+typedef struct kvp_qscheme {
+    uint8_t format;      /* kvp_qformat */
+    uint8_t bits;        /* KVP_QF_INT: 4 or 8 */
+    uint8_t strategy;    /* kvp_qstrategy */
+    uint8_t zero_point;  /* asymmetric: zero points stored (AWQ zero_point, GPTQ sym false) */
+    uint8_t scale_bytes; /* one group or row scale in the checkpoint */
+    uint8_t input_scale; /* a static per-tensor input scale is stored */
+    uint32_t group;      /* GROUP: weights per scale along the input; BLOCK: output rows */
+    uint32_t block_cols; /* BLOCK: input columns per scale */
+} kvp_qscheme;
+enum { KVP_QMAX_SCHEMES = 4, KVP_QMAX_PATTERNS = 32 };
+/* A module pattern of the config: what stays unquantized (ignore,
+ * modules_to_not_convert, exclude_modules, llm_int8_skip_modules) or what a
+ * compressed-tensors group targets. */
+typedef enum kvp_qpat_kind {
+    KVP_QP_NAME,   /* a substring of the module name, '*' matching anything */
+    KVP_QP_LAYER,  /* the same with the layer number as '#', for the layers in .layers */
+    KVP_QP_REGEX,  /* "re:" pattern, POSIX extended, anchored at the start */
+    KVP_QP_LINEAR  /* "Linear": every linear layer */
+} kvp_qpat_kind;
+typedef struct kvp_qpattern {
+    char text[96];
+    uint8_t kind;        /* kvp_qpat_kind */
+    int8_t scheme;       /* -1: left unquantized; else an index into kvp_quant.scheme */
+    uint8_t layers[16];  /* KVP_QP_LAYER: a bit per layer < 128 */
+} kvp_qpattern;
+typedef struct kvp_quant {
+    uint8_t method;      /* kvp_qmethod */
+    char name[40];       /* quant_method (and quant_algo / format) as written */
+    kvp_qscheme scheme[KVP_QMAX_SCHEMES];
+    uint32_t n_schemes;  /* 1 except for compressed-tensors config_groups */
+    kvp_qpattern pat[KVP_QMAX_PATTERNS];
+    uint32_t n_pat;
+    uint8_t lm_head;     /* the output head is quantized too (GPTQ lm_head: true) */
+    uint8_t desc_act;    /* GPTQ act-order: g_idx kept after the Marlin repack */
+    uint8_t experts_only;/* only MoE experts are quantized (mxfp4) */
+    uint8_t inexact;     /* patterns kvplan could not keep: the split is approximate */
+    char why[120];       /* KVP_QM_UNKNOWN: what kvplan does not know */
+} kvp_quant;
+
 /* One fact about the model and where it came from ("num_key_value_heads",
  * "text_config.head_dim", "transformers default (Gemma3TextConfig)"...). */
 typedef struct kvp_fact {
@@ -239,6 +297,12 @@ typedef struct kvp_model {
      * the model came from a config.json. */
     uint32_t n_deepstack_layers; /* n_deepstack_layers: Qwen3-VL's extra input embeddings */
     unsigned graph_flags;        /* KVP_GRAPH_* */
+    /* config.json's quantization_config (method KVP_QM_NONE when absent) */
+    kvp_quant quant;
+    /* A vision or audio tower in the config (vision_config, audio_config):
+     * 1; its parameter count when kvplan can count it exactly, else 0. */
+    int encoder;
+    uint64_t encoder_params;
 } kvp_model;
 
 /* kvp_model.graph_flags */
@@ -579,6 +643,23 @@ uint64_t kvp_model_param_count(const kvp_model *m);
  * output layer (the head unless tied, the final norm).  -1 when unknown. */
 int kvp_model_param_layers(const kvp_model *m, uint64_t *input, uint64_t *layers,
                            uint64_t *output);
+/* What the weights are, by kind: the count split into these (their sum is
+ * kvp_model_param_count; -1 when unknown). */
+typedef enum kvp_wcat {
+    KVP_WC_EMBED,   /* token embeddings */
+    KVP_WC_HEAD,    /* the output head (0 when tied) */
+    KVP_WC_ATTN,    /* attention / MLA linears */
+    KVP_WC_MLP,     /* dense MLP linears */
+    KVP_WC_EXPERTS, /* routed-expert linears */
+    KVP_WC_SHARED,  /* shared-expert linears */
+    KVP_WC_ROUTER,  /* MoE routers and shared-expert gates */
+    KVP_WC_MIXER,   /* Mamba / Gated DeltaNet linears */
+    KVP_WC_SMALL,   /* norms, biases, convs, sinks, A_log and other small tensors */
+    KVP_WC_BUFFERS, /* not parameters: rotary caches a runtime builds (0 in the count) */
+    KVP_WC_N
+} kvp_wcat;
+const char *kvp_wcat_name(kvp_wcat c);
+int kvp_model_param_breakdown(const kvp_model *m, uint64_t count[KVP_WC_N]);
 
 /* ---- fit: the inverse question ---------------------------------------------- */
 

@@ -753,6 +753,8 @@ int hf_model_from_text(const char *text, size_t len, const char *label, const ch
     if (family)
         snprintf(m->source, sizeof m->source, "%s [rules by --family %s]", label, family);
     int rc = build(&c, family);
+    if (!rc)
+        rc = kvp_hf_read_quant(root, m);
     json_decref(root);
     if (rc) {
         kvp_model_free(m);

@@ -69,4 +69,36 @@ static inline int kvp_add(uint64_t a, uint64_t b, uint64_t *out)
 #define KVP_MAX_DIM (1u << 20)
 #define KVP_MAX_TOKENS (1ull << 40)
 
+/* Reads config.json's quantization_config into m->quant (KVP_QM_UNKNOWN with
+ * the reason for what kvplan cannot size) and sets m->encoder when the config
+ * has a vision or audio tower (lib/hf/quant.c).  Never fails. */
+struct json_t;
+int kvp_hf_read_quant(const struct json_t *root, kvp_model *m);
+
+/* One tensor (or a set of n equal ones: experts) of the language model, as
+ * lib/params.c counts it, with how vLLM shards it under tensor parallelism:
+ * the walk behind kvp_model_param_breakdown and vLLM's weight bytes. */
+typedef enum kvp_psplit {
+    KVP_PS_REP,   /* replicated on every rank */
+    KVP_PS_COL,   /* output split (column-parallel; a vector: split) */
+    KVP_PS_ROW,   /* input split (row-parallel) */
+    KVP_PS_KV,    /* output split by KV head, one head kept when heads < tp */
+    KVP_PS_VOCAB  /* vocabulary rows padded to 64 and split */
+} kvp_psplit;
+typedef struct kvp_ptensor {
+    uint32_t layer;       /* UINT32_MAX outside the layers */
+    kvp_wcat cat;
+    const char *name;     /* module name: "model.embed_tokens", "lm_head", or the part
+                           * after "model.layers.N.": "self_attn.q_proj" */
+    uint64_t in, out, n;  /* input and output width, n copies; a vector: in 1 */
+    kvp_psplit split;
+    uint32_t heads;       /* KVP_PS_KV: the KV heads of out */
+    int linear;           /* a linear layer's weight (quantizable), not a vector/conv */
+    int tied;             /* embeddings that are the output head too */
+} kvp_ptensor;
+typedef void (*kvp_ptensor_fn)(void *ctx, const kvp_ptensor *t);
+/* Calls fn on every tensor kvp_model_param_count counts; -1 when the count is
+ * unknown (fn may have been called for some tensors). */
+int kvp_model_param_walk(const kvp_model *m, kvp_ptensor_fn fn, void *ctx);
+
 #endif

@@ -16,6 +16,7 @@
  *
  * Anything the count needs that the model does not carry makes the result 0
  * ("unknown") rather than a plausible wrong number. */
+#include <stdio.h>
 #include <string.h>
 
 #include "kvp_int.h"
@@ -105,10 +106,17 @@ static const recipe *find_recipe(const kvp_model *m)
 /* ---- checked accumulation -------------------------------------------------- */
 
 /* A running count that turns to "unknown" on overflow or a missing field, so
- * the builders below can add unconditionally and the caller checks once. */
+ * the builders below can add unconditionally and the caller checks once.
+ * Each tensor also goes to fn (when set), with its kind and TP split. */
 typedef struct tally {
     uint64_t n;
     int bad;
+    kvp_ptensor_fn fn;
+    void *ctx;
+    uint32_t layer;
+    uint64_t h;          /* hidden size */
+    const char *ffn;     /* the FFN block's module name: "mlp", "feed_forward"... */
+    const char *router;  /* the router's: "gate", "router" */
 } tally;
 
 static void add3(tally *t, uint64_t a, uint64_t b, uint64_t c)
@@ -118,8 +126,34 @@ static void add3(tally *t, uint64_t a, uint64_t b, uint64_t c)
         t->bad = 1;
 }
 
-static void add2(tally *t, uint64_t a, uint64_t b) { add3(t, a, b, 1); }
-static void add1(tally *t, uint64_t a) { add3(t, a, 1, 1); }
+/* n tensors of in x out, counted and reported. */
+static void put(tally *t, kvp_wcat cat, const char *name, kvp_psplit split, uint64_t in,
+                uint64_t out, uint64_t n, int linear, uint32_t heads)
+{
+    add3(t, n, in, out);
+    if (t->fn && !t->bad) {
+        kvp_ptensor p = {t->layer, cat, name, in, out, n, split, heads, linear, 0};
+        t->fn(t->ctx, &p);
+    }
+}
+
+static void lin(tally *t, kvp_wcat cat, const char *name, kvp_psplit split, uint64_t in,
+                uint64_t out)
+{
+    put(t, cat, name, split, in, out, 1, 1, 0);
+}
+
+static void vec(tally *t, kvp_wcat cat, const char *name, kvp_psplit split, uint64_t len)
+{
+    put(t, cat, name, split, 1, len, 1, 0, 0);
+}
+
+/* "<ffn>.<leaf>" in a small per-call buffer (module names are short). */
+static const char *ffn_name(const tally *t, char *buf, size_t n, const char *leaf)
+{
+    snprintf(buf, n, "%s.%s", t->ffn, leaf);
+    return buf;
+}
 
 /* A dimension the count cannot do without. */
 static uint64_t need(tally *t, uint64_t v)
@@ -151,24 +185,26 @@ static void attention(tally *t, const kvp_model *m, const recipe *r, const kvp_l
              v = (uint64_t)L->n_kv_heads * L->head_dim_v, o = (uint64_t)L->n_head * L->head_dim_v;
     need(t, q);
     need(t, v);
-    add3(t, h, q, r->flags & F_GATED_Q ? 2 : 1);
-    add2(t, h, k + v);
-    add2(t, o, h);
+    lin(t, KVP_WC_ATTN, "self_attn.q_proj", KVP_PS_COL, h, q * (r->flags & F_GATED_Q ? 2 : 1));
+    put(t, KVP_WC_ATTN, "self_attn.k_proj", KVP_PS_KV, h, k, 1, 1, L->n_kv_heads);
+    put(t, KVP_WC_ATTN, "self_attn.v_proj", KVP_PS_KV, h, v, 1, 1, L->n_kv_heads);
+    lin(t, KVP_WC_ATTN, "self_attn.o_proj", KVP_PS_ROW, o, h);
     if (m->attention_bias) {
-        add1(t, q + k + v);
+        vec(t, KVP_WC_SMALL, "self_attn.qkv_proj.bias", KVP_PS_COL, q + k + v);
         if (!(r->flags & F_QKV_BIAS_ONLY))
-            add1(t, h);
+            vec(t, KVP_WC_SMALL, "self_attn.o_proj.bias", KVP_PS_REP, h);
     }
     if (r->flags & F_SINKS)
-        add1(t, L->n_head);
+        vec(t, KVP_WC_SMALL, "self_attn.sinks", KVP_PS_COL, L->n_head);
     if (r->qk == QK_HEAD)
-        add2(t, L->head_dim_k, 2);
+        vec(t, KVP_WC_SMALL, "self_attn.qk_norm", KVP_PS_REP, 2 * (uint64_t)L->head_dim_k);
     else if (r->qk == QK_WIDTH)
-        add1(t, q + k);
+        vec(t, KVP_WC_SMALL, "self_attn.qk_norm", KVP_PS_REP, q + k);
 }
 
 /* DeepSeek's multi-head latent attention.  The layer keeps rank + rope
- * (head_dim_k) and its rope part, nope + rope and v_head. */
+ * (head_dim_k) and its rope part, nope + rope and v_head.  vLLM replicates
+ * the down projections (q_a, kv_a) and splits the up projections by head. */
 static void mla(tally *t, const kvp_model *m, const kvp_layer *L)
 {
     uint64_t h = m->hidden_size, nh = L->n_head, qk = L->mla_k_head_dim,
@@ -179,16 +215,16 @@ static void mla(tally *t, const kvp_model *m, const kvp_layer *L)
     }
     uint64_t rank = L->head_dim_k - rope, nope = qk - rope;
     if (m->q_lora_rank) {
-        add2(t, h, m->q_lora_rank);          /* q_a_proj */
-        add1(t, m->q_lora_rank);             /* q_a_layernorm */
-        add3(t, m->q_lora_rank, nh, qk);     /* q_b_proj */
+        lin(t, KVP_WC_ATTN, "self_attn.q_a_proj", KVP_PS_REP, h, m->q_lora_rank);
+        vec(t, KVP_WC_SMALL, "self_attn.q_a_layernorm", KVP_PS_REP, m->q_lora_rank);
+        lin(t, KVP_WC_ATTN, "self_attn.q_b_proj", KVP_PS_COL, m->q_lora_rank, nh * qk);
     } else {
-        add3(t, h, nh, qk);                  /* q_proj */
+        lin(t, KVP_WC_ATTN, "self_attn.q_proj", KVP_PS_COL, h, nh * qk);
     }
-    add2(t, h, L->head_dim_k);               /* kv_a_proj_with_mqa */
-    add1(t, rank);                           /* kv_a_layernorm */
-    add3(t, rank, nh, nope + v);             /* kv_b_proj */
-    add3(t, nh, v, h);                       /* o_proj */
+    lin(t, KVP_WC_ATTN, "self_attn.kv_a_proj_with_mqa", KVP_PS_REP, h, L->head_dim_k);
+    vec(t, KVP_WC_SMALL, "self_attn.kv_a_layernorm", KVP_PS_REP, rank);
+    lin(t, KVP_WC_ATTN, "self_attn.kv_b_proj", KVP_PS_COL, rank, nh * (nope + v));
+    lin(t, KVP_WC_ATTN, "self_attn.o_proj", KVP_PS_ROW, nh * v, h);
 }
 
 /* Gated DeltaNet (Qwen3-Next, Qwen3.5): d_inner = Hv x Dv, n_group = Hk,
@@ -203,11 +239,12 @@ static void gated_deltanet(tally *t, const kvp_model *m, const kvp_layer *L)
         t->bad = 1;
         return;
     }
-    add2(t, h, 2 * key + 2 * val + 2 * hv);
-    add2(t, 2 * key + val, L->d_conv);
-    add2(t, hv, 2);
-    add1(t, val / hv);
-    add2(t, val, h);
+    lin(t, KVP_WC_MIXER, "linear_attn.in_proj_qkvz", KVP_PS_COL, h, 2 * key + 2 * val);
+    lin(t, KVP_WC_MIXER, "linear_attn.in_proj_ba", KVP_PS_COL, h, 2 * hv);
+    put(t, KVP_WC_SMALL, "linear_attn.conv1d", KVP_PS_COL, L->d_conv, 2 * key + val, 1, 0, 0);
+    vec(t, KVP_WC_SMALL, "linear_attn.dt_bias_A_log", KVP_PS_COL, 2 * hv);
+    vec(t, KVP_WC_SMALL, "linear_attn.norm", KVP_PS_REP, val / hv);
+    lin(t, KVP_WC_MIXER, "linear_attn.out_proj", KVP_PS_ROW, val, h);
 }
 
 /* Mamba1 (Jamba, Mamba, FalconMamba): in_proj to x and z, a depthwise conv
@@ -218,16 +255,16 @@ static void gated_deltanet(tally *t, const kvp_model *m, const kvp_layer *L)
 static void mamba1(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L)
 {
     uint64_t h = m->hidden_size, in = L->d_inner, ds = L->d_state, dt = (h + 15) / 16;
-    add3(t, h, in, 2);
-    add2(t, in, L->d_conv + 1);
-    add2(t, in, dt + 2 * ds);
-    add2(t, dt, in);
-    add1(t, in);
-    add2(t, in, ds);
-    add1(t, in);
-    add2(t, in, h);
+    lin(t, KVP_WC_MIXER, "mixer.in_proj", KVP_PS_COL, h, 2 * in);
+    put(t, KVP_WC_SMALL, "mixer.conv1d", KVP_PS_COL, L->d_conv + 1, in, 1, 0, 0);
+    lin(t, KVP_WC_MIXER, "mixer.x_proj", KVP_PS_ROW, in, dt + 2 * ds);
+    lin(t, KVP_WC_MIXER, "mixer.dt_proj", KVP_PS_COL, dt, in);
+    vec(t, KVP_WC_SMALL, "mixer.dt_proj.bias", KVP_PS_COL, in);
+    put(t, KVP_WC_SMALL, "mixer.A_log", KVP_PS_COL, ds, in, 1, 0, 0);
+    vec(t, KVP_WC_SMALL, "mixer.D", KVP_PS_COL, in);
+    lin(t, KVP_WC_MIXER, "mixer.out_proj", KVP_PS_ROW, in, h);
     if (r->flags & F_MAMBA_NORMS)
-        add1(t, dt + 2 * ds);
+        vec(t, KVP_WC_SMALL, "mixer.dt_b_c_norms", KVP_PS_REP, dt + 2 * ds);
 }
 
 /* Mamba2 (Nemotron-H, Mamba2): in_proj to z, x, B, C and dt (one per head),
@@ -238,11 +275,11 @@ static void mamba2(tally *t, const kvp_model *m, const kvp_layer *L)
     uint64_t h = m->hidden_size, in = L->d_inner,
              bc = 2 * (uint64_t)L->n_group * L->d_state,
              heads = need(t, L->n_ssm_heads);
-    add2(t, h, 2 * in + bc + heads);
-    add2(t, in + bc, L->d_conv + 1);
-    add2(t, heads, 3);
-    add1(t, in);
-    add2(t, in, h);
+    lin(t, KVP_WC_MIXER, "mixer.in_proj", KVP_PS_COL, h, 2 * in + bc + heads);
+    put(t, KVP_WC_SMALL, "mixer.conv1d", KVP_PS_COL, L->d_conv + 1, in + bc, 1, 0, 0);
+    put(t, KVP_WC_SMALL, "mixer.dt_bias_A_log_D", KVP_PS_COL, 3, heads, 1, 0, 0);
+    vec(t, KVP_WC_SMALL, "mixer.norm", KVP_PS_COL, in);
+    lin(t, KVP_WC_MIXER, "mixer.out_proj", KVP_PS_ROW, in, h);
 }
 
 static void mixer(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L)
@@ -281,6 +318,19 @@ static int is_moe_layer(const kvp_model *m, const recipe *r, uint32_t i)
     return (r->flags & F_MOE_ODD) ? i % 2 == 1 : 1;
 }
 
+/* A gated MLP of width ff, n copies (experts): gate, up (column-parallel)
+ * and down (row-parallel) under "<ffn>.<prefix>". */
+static void gated_mlp(tally *t, kvp_wcat cat, const char *prefix, uint64_t ff, uint64_t n)
+{
+    char g[64], u[64], d[64];
+    snprintf(g, sizeof g, "%s.%sgate_proj", t->ffn, prefix);
+    snprintf(u, sizeof u, "%s.%sup_proj", t->ffn, prefix);
+    snprintf(d, sizeof d, "%s.%sdown_proj", t->ffn, prefix);
+    put(t, cat, g, KVP_PS_COL, t->h, ff, n, 1, 0);
+    put(t, cat, u, KVP_PS_COL, t->h, ff, n, 1, 0);
+    put(t, cat, d, KVP_PS_ROW, ff, t->h, n, 1, 0);
+}
+
 /* Routed experts, router and shared experts of one MoE layer.  An expert is
  * moe_intermediate_size wide when the config has one, else intermediate_size
  * (Mixtral, Llama 4, gpt-oss, MiniMax-M2, Jamba). */
@@ -288,36 +338,61 @@ static void moe(tally *t, const kvp_model *m, const recipe *r)
 {
     uint64_t h = m->hidden_size, e = m->n_expert,
              ff = need(t, m->n_ff_exp ? m->n_ff_exp : m->n_ff);
-    add3(t, e, 3 * h, ff);
-    add2(t, h, e);
+    char b[64];
+    gated_mlp(t, KVP_WC_EXPERTS, "experts.0.", ff, e);
+    lin(t, KVP_WC_ROUTER, ffn_name(t, b, sizeof b, t->router), KVP_PS_REP, h, e);
     if (r->flags & F_EXPERT_BIAS) {
-        add3(t, e, 2, ff);  /* gate_up_proj bias */
-        add2(t, e, h);      /* down_proj bias */
-        add1(t, e);         /* router bias */
+        put(t, KVP_WC_SMALL, "mlp.experts.gate_up_proj_bias", KVP_PS_COL, 1, 2 * ff, e, 0, 0);
+        put(t, KVP_WC_SMALL, "mlp.experts.down_proj_bias", KVP_PS_REP, 1, h, e, 0, 0);
+        vec(t, KVP_WC_SMALL, "mlp.router.bias", KVP_PS_REP, e);
     }
     if (r->flags & F_SCORE_BIAS)
-        add1(t, e);
+        vec(t, KVP_WC_SMALL, "mlp.gate.e_score_correction_bias", KVP_PS_REP, e);
     if (r->flags & F_SHARED_FF)
-        add3(t, 3, h, ff);
+        gated_mlp(t, KVP_WC_SHARED, "shared_expert.", ff, 1);
     if (r->flags & F_SHARED_GATE) {
-        add3(t, 3, h, need(t, m->n_ff_shexp));
-        add1(t, h);
+        gated_mlp(t, KVP_WC_SHARED, "shared_expert.", need(t, m->n_ff_shexp), 1);
+        lin(t, KVP_WC_ROUTER, ffn_name(t, b, sizeof b, "shared_expert_gate"), KVP_PS_REP, h, 1);
     }
     /* DeepSeek: n_shared_experts fused into one MLP of that many widths */
-    if (m->n_expert_shared)
-        add3(t, 3 * h, m->n_expert_shared, ff);
+    if (m->n_expert_shared) {
+        uint64_t w;
+        if (kvp_mul(m->n_expert_shared, ff, &w))
+            t->bad = 1;
+        else
+            gated_mlp(t, KVP_WC_SHARED, "shared_experts.", w, 1);
+    }
 }
 
 static void ffn(tally *t, const kvp_model *m, const recipe *r, const kvp_layer *L, uint32_t i)
 {
     if (!has_ffn(m, r, L))
         return;
-    if (is_moe_layer(m, r, i))
+    if (is_moe_layer(m, r, i)) {
         moe(t, m, r);
-    else
-        add3(t, (r->flags & F_MLP_PLAIN) ? 2 : 3, m->hidden_size, need(t, m->n_ff));
+    } else if (r->flags & F_MLP_PLAIN) {
+        uint64_t ff = need(t, m->n_ff);
+        lin(t, KVP_WC_MLP, "mixer.up_proj", KVP_PS_COL, m->hidden_size, ff);
+        lin(t, KVP_WC_MLP, "mixer.down_proj", KVP_PS_ROW, ff, m->hidden_size);
+    } else {
+        gated_mlp(t, KVP_WC_MLP, "", need(t, m->n_ff), 1);
+    }
 }
 
+/* The FFN block's and the router's module names, as checkpoints spell them
+ * (what quantization_config's ignore lists match). */
+static void ffn_names(const kvp_model *m, tally *t)
+{
+    t->ffn = "mlp";
+    t->router = "gate";
+    if (!strcmp(m->arch, "mixtral"))
+        t->ffn = "block_sparse_moe";
+    else if (!strncmp(m->arch, "llama4", 6) || !strcmp(m->arch, "jamba"))
+        t->ffn = "feed_forward";
+    if (!strcmp(m->arch, "gpt_oss") || !strncmp(m->arch, "llama4", 6) ||
+        !strcmp(m->arch, "jamba"))
+        t->router = "router";
+}
 /* ---- the whole model ------------------------------------------------------- */
 
 /* Layouts the recipes cannot describe yet: Nemotron-H's E (MoE) blocks have
@@ -335,31 +410,42 @@ static int tied(const kvp_model *m, const recipe *r)
 /* The count in three parts, as llama.cpp places tensors: the input layer
  * (embed_tokens), each layer (layers[i] when layers is not NULL), and the
  * output layer (lm_head unless tied, the final norm); *total their sum.
- * -1 when unknown. */
+ * Every tensor also goes to fn when it is set.  -1 when unknown. */
 static int count_parts(const kvp_model *m, uint64_t *input, uint64_t *layers, uint64_t *output,
-                       uint64_t *total)
+                       uint64_t *total, kvp_ptensor_fn fn, void *ctx)
 {
     const recipe *r = m ? find_recipe(m) : NULL;
     if (!r || !describable(m, r) || from_vllm_record(m) || !m->layers)
         return -1;
     int tie = tied(m, r);
     uint64_t h = m->hidden_size, vocab = m->n_vocab ? m->n_vocab : r->vocab_default;
-    tally t = {0, tie < 0}, out = {0, 0};
+    tally t = {0, tie < 0, fn, ctx, UINT32_MAX, h, NULL, NULL}, out;
+    ffn_names(m, &t);
+    out = t;
+    out.n = 0;
     need(&t, h);
-    add2(&t, need(&t, vocab), h);       /* embed_tokens */
+    need(&t, vocab);
+    if (!t.bad && fn) { /* the embedding tells the walk whether it is the head too */
+        kvp_ptensor e = {UINT32_MAX, KVP_WC_EMBED, "model.embed_tokens", h, vocab, 1,
+                         KVP_PS_VOCAB, 0, 0, tie == 1};
+        fn(ctx, &e);
+    }
+    add3(&t, vocab, h, 1);
     *input = t.n;
     for (uint32_t i = 0; i < m->n_layers && !t.bad; i++) {
-        tally l = {0, 0};
+        tally l = t;
+        l.n = 0;
+        l.layer = i;
         mixer(&l, m, r, &m->layers[i]);
         ffn(&l, m, r, &m->layers[i], i);
-        add2(&l, r->norms, h);
+        put(&l, KVP_WC_SMALL, "layernorms", KVP_PS_REP, 1, h, r->norms, 0, 0);
         t.bad |= l.bad || kvp_add(t.n, l.n, &t.n);
         if (layers)
             layers[i] = l.n;
     }
     if (tie == 0)
-        add2(&out, vocab, h);           /* lm_head */
-    add1(&out, h);                      /* final norm */
+        put(&out, KVP_WC_HEAD, "lm_head", KVP_PS_VOCAB, h, vocab, 1, 1, 0);
+    vec(&out, KVP_WC_SMALL, "model.norm", KVP_PS_REP, h);
     *output = out.n;
     return t.bad || out.bad || kvp_add(t.n, out.n, total) ? -1 : 0;
 }
@@ -367,12 +453,47 @@ static int count_parts(const kvp_model *m, uint64_t *input, uint64_t *layers, ui
 uint64_t kvp_model_param_count(const kvp_model *m)
 {
     uint64_t in, out, total;
-    return count_parts(m, &in, NULL, &out, &total) ? 0 : total;
+    return count_parts(m, &in, NULL, &out, &total, NULL, NULL) ? 0 : total;
 }
 
 int kvp_model_param_layers(const kvp_model *m, uint64_t *input, uint64_t *layers,
                            uint64_t *output)
 {
     uint64_t total;
-    return count_parts(m, input, layers, output, &total);
+    return count_parts(m, input, layers, output, &total, NULL, NULL);
+}
+
+int kvp_model_param_walk(const kvp_model *m, kvp_ptensor_fn fn, void *ctx)
+{
+    uint64_t in, out, total;
+    return count_parts(m, &in, NULL, &out, &total, fn, ctx);
+}
+
+/* ---- the count by kind ----------------------------------------------------- */
+
+static void sum_cat(void *ctx, const kvp_ptensor *t)
+{
+    uint64_t *c = ctx, p;
+    /* cannot overflow: the walk's own checked total bounds every product */
+    p = t->n * t->in * t->out;
+    c[t->cat] += p;
+}
+
+int kvp_model_param_breakdown(const kvp_model *m, uint64_t count[KVP_WC_N])
+{
+    memset(count, 0, KVP_WC_N * sizeof *count);
+    if (kvp_model_param_walk(m, sum_cat, count)) {
+        memset(count, 0, KVP_WC_N * sizeof *count);
+        return -1;
+    }
+    return 0;
+}
+
+const char *kvp_wcat_name(kvp_wcat c)
+{
+    static const char *names[KVP_WC_N] = {"embeddings", "output head", "attention",
+                                          "dense MLP", "routed experts", "shared experts",
+                                          "routers", "mixers", "norms and small tensors",
+                                          "buffers"};
+    return (unsigned)c < KVP_WC_N ? names[c] : "?";
 }
