@@ -258,6 +258,10 @@ static json_t *vllm_estimate_json(const kvp_vllm_result *r)
                         json_integer((json_int_t)(r->non_torch_bytes +
                                                   (r->cudagraph_applied ? r->cudagraph_bytes : 0))));
     json_object_set_new(o, "available_bytes", json_integer((json_int_t)r->available_signed_bytes));
+    json_object_set_new(o, "error_band_gib",
+                        json_pack("{s:f, s:f, s:f, s:f}", "weights", r->band_weights_gib,
+                                  "profiling_peak", r->band_peak_gib, "cuda_graphs",
+                                  r->band_graph_gib, "available", r->band_available_gib));
     return o;
 }
 

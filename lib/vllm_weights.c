@@ -27,9 +27,9 @@
  * checkpoint (expert blocks and scales 56.73 of 60.77 GiB for gpt-oss-120b,
  * 9.46 of 12.82 for gpt-oss-20b; the rest, 16-bit, and the 16 MiB rotary
  * cache kept as they are):
- *   Triton kernels (sm90+ since 0.11): 64.38 GiB on an H100 with 0.14.1
+ *   Triton kernels (sm90+, a release after 0.11): 64.38 GiB on an H100 with 0.14.1
  *   (vllm#33155): (64.38 - 4.05) / 56.73 = 1.0634;
- *   Marlin (before sm90, and Hopper on 0.10): 65.9651 GiB with 0.10.1 on an
+ *   Marlin (before sm90, and Hopper up to 0.11): 65.9651 GiB with 0.10.1 on an
  *   H100 (vllm#23278): 1.0914; 13.72 GiB on an A100 with 0.19.0
  *   (myoceane.fr): 1.0939; 1.093 between the two. */
 #define MXFP4_TRITON 1.0634
@@ -41,6 +41,7 @@ typedef struct wctx {
     uint32_t tp, pp, stage, first, count;
     int ckpt;                       /* price the checkpoint, not the rank */
     int sm;
+    int mxfp4_triton;               /* MXFP4 experts re-laid by Triton, not Marlin */
     uint64_t bytes[KVP_WC_N];
     uint8_t exact[KVP_WC_N];
     int bad;                        /* overflow */
@@ -245,7 +246,7 @@ static void place(wctx *c, kvp_wcat cat, const kvp_ptensor *t)
     if (s && cat == KVP_WC_MIXER)
         level = KVP_WX_ESTIMATE;
     if (s && s->format == KVP_QF_MXFP4 && !c->ckpt)
-        b = (uint64_t)((double)b * (c->sm >= 90 ? MXFP4_TRITON : MXFP4_MARLIN));
+        b = (uint64_t)((double)b * (c->mxfp4_triton ? MXFP4_TRITON : MXFP4_MARLIN));
     /* MLA: vLLM keeps W_UK / W_UV dequantized from a quantized kv_b_proj */
     if (s && !c->ckpt && !strcmp(t->name, "self_attn.kv_b_proj")) {
         mac(c, &b, in * 2, out);
@@ -296,11 +297,17 @@ static void rotary(wctx *c)
         return;
     int plain = !m->rope_type[0] || !strcmp(m->rope_type, "default") ||
                 !strcmp(m->rope_type, "llama3");
+    uint64_t local = 0;
+    /* Gemma 3: a second, unscaled cache for the sliding layers' local base
+     * (the global one takes the scaling): 8.01 GiB of gemma-3-4b-it's
+     * weights and tower plus 0.5625 GiB of caches is the 8.58 vLLM printed
+     * (vllm#21489) */
+    if (!strncmp(m->family, "gemma3", 6))
+        local = len;
     if (!plain && m->rope_factor > 0) /* YaRN: original x factor; linear/dynamic: x factor */
         len = (uint64_t)((double)(m->rope_orig_max ? m->rope_orig_max : len) * m->rope_factor);
-    uint64_t caches = !strncmp(m->family, "gemma3", 6) ? 2 : 1; /* local and global bases */
-    uint64_t b = 0;
-    mac(c, &b, len * caches, dim * 2);
+    uint64_t caches = local ? 2 : 1, b = 0;
+    mac(c, &b, len + local, dim * 2);
     c->bytes[KVP_WC_BUFFERS] = b;
     c->exact[KVP_WC_BUFFERS] = plain && caches == 1 && len ? KVP_WX_EXACT : KVP_WX_ESTIMATE;
 }
@@ -392,8 +399,8 @@ static void describe(const wctx *c, kvp_vllm_weights_t *o)
         break;
     case KVP_QM_MXFP4:
         snprintf(what, sizeof what, "MXFP4 experts at 0.53125 B/weight x%.4g, %s; the rest "
-                 "16-bit", o->relayout, c->sm >= 90 ? "the Triton backend's re-layout on sm90+"
-                 : "Marlin's re-layout before sm90");
+                 "16-bit", o->relayout, c->mxfp4_triton ? "the Triton backend's re-layout (sm90+, "
+                 "0.12 on)" : "Marlin's re-layout (before sm90, or before 0.12)");
         break;
     default:
         if (s->format == KVP_QF_INT)
@@ -457,10 +464,19 @@ static int fill(wctx *c, kvp_vllm_weights_t *out, kvp_error *err)
 int kvp_vllm_weights(const kvp_model *m, uint32_t tp, uint32_t pp, int sm,
                      kvp_vllm_weights_t *out, kvp_error *err)
 {
+    return kvp_vllm_weights_at(m, tp, pp, sm, 29, out, err);
+}
+
+int kvp_vllm_weights_at(const kvp_model *m, uint32_t tp, uint32_t pp, int sm, int minor,
+                        kvp_vllm_weights_t *out, kvp_error *err)
+{
     memset(out, 0, sizeof *out);
     if (check_args(m, tp, pp, err))
         return -1;
     wctx c = {.m = m, .q = &m->quant, .tp = 1, .pp = 1, .ckpt = 1, .sm = sm > 0 ? sm : 90};
+    /* Hopper moved from Marlin to Triton for MXFP4 after 0.11 (0.10.1
+     * logged Marlin, 0.14.1 Triton; the release between is not pinned) */
+    c.mxfp4_triton = c.sm >= 90 && minor >= 12;
     if (compile_patterns(&c, err))
         return -1;
     uint64_t total;
@@ -477,7 +493,7 @@ int kvp_vllm_weights(const kvp_model *m, uint32_t tp, uint32_t pp, int sm,
     free_patterns(&c);
     if (rc)
         return -1;
-    out->relayout = m->quant.method == KVP_QM_MXFP4 ? (c.sm >= 90 ? MXFP4_TRITON : MXFP4_MARLIN)
+    out->relayout = m->quant.method == KVP_QM_MXFP4 ? (c.mxfp4_triton ? MXFP4_TRITON : MXFP4_MARLIN)
                                                     : 1.0;
     out->encoder_uncounted = m->encoder && !m->encoder_params;
     if (m->encoder_params && out->stage == 0) {

@@ -37,5 +37,9 @@ typedef struct kvp_vllm_weights_t {
  * params.c cannot list, a GGUF; KVP_EUSAGE for tp or pp out of range. */
 int kvp_vllm_weights(const kvp_model *m, uint32_t tp, uint32_t pp, int sm,
                      kvp_vllm_weights_t *out, kvp_error *err);
+/* The same for release 0.minor (kvp_vllm_weights: the newest): kernels, and
+ * so re-layouts, change between releases. */
+int kvp_vllm_weights_at(const kvp_model *m, uint32_t tp, uint32_t pp, int sm, int minor,
+                        kvp_vllm_weights_t *out, kvp_error *err);
 
 #endif

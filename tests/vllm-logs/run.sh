@@ -69,9 +69,20 @@ printf '%s\n' "${errs[@]}" | sort -n | awk -v near="$near" '
     END { m = (NR % 2) ? e[(NR + 1) / 2] : (e[NR / 2] + e[NR / 2 + 1]) / 2
           printf "\navailable KV memory on %d records: median |error| %.2f GiB, worst %.2f GiB; %d within 0.5 GiB, all within %.2f\n", NR, m, e[NR], near, e[NR]
           for (k in v) printf "  vLLM %s: |error| %s GiB\n", k, v[k] }'
+# the bands kvplan prints beside each term must hold what this run measures
+bands=$("$KVPLAN" mem qwen3-8b --runtime vllm --json | jq -r '.estimate.error_band_gib |
+        "weights \(.weights)\npeak \(.profiling_peak)\ngraphs \(.cuda_graphs)\navailable \(.available)"')
+worst=$(printf '%s\n' "${errs[@]}" | sort -n | tail -1 | cut -d' ' -f1)
 [ ${#terms[@]} -gt 0 ] && printf '%s\n' "${terms[@]}" | awk '
     { if ($2 >= w[$1]) { w[$1] = $2; r[$1] = $3 } c[$1]++ }
     END { for (t in w) printf "  %s: worst |error| %.2f GiB (record %s) over %d records that print it\n", t, w[t], r[t], c[t] }'
+while read -r term b; do
+    if [ "$term" = available ]; then m=$worst; else
+        m=$(printf '%s\n' "${terms[@]}" | awk -v t="$term" '$1 == t && $2 > w { w = $2 } END { print w + 0 }'); fi
+    if awk -v m="$m" -v b="$b" 'BEGIN { exit !(m <= b) }'; then pass=$((pass + 1)); else
+        echo "FAIL vllm-logs: $term is off by up to $m GiB, outside the band kvplan prints ($b GiB)"
+        fail=$((fail + 1)); fi
+done <<<"$bands"
 if [ $((near * 2)) -lt "$n" ]; then
     echo "FAIL vllm-logs: only $near of $n records within 0.5 GiB"; fail=$((fail + 1))
 fi
