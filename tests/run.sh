@@ -84,47 +84,82 @@ fi
 closed=http://127.0.0.1:9  # the discard port, closed: refused at once
 hub=$closed cdn=$closed fx=
 
-subst() { # text: the remote placeholders filled in
-    local t=${1//@HUB@/$hub}
-    t=${t//@CDN@/$cdn}
-    printf '%s' "${t//@FX@/$fx}"
+subst() { # text: the remote placeholders filled in, into $sv (no subshell:
+    # this runs for every line of every case)
+    sv=${1//@HUB@/$hub}
+    sv=${sv//@CDN@/$cdn}
+    sv=${sv//@FX@/$fx}
+}
+
+# jq_all FILE EXPR...: 0 when every `jq -e EXPR FILE` would succeed, judged
+# by one jq run (jq starts slowly; a case has up to a dozen json: lines).
+# Each EXPR passes as jq -e judges it: its last output over all inputs is
+# neither false nor null.  Anything else (a false, an error, input that is
+# not JSON) returns 1, and the caller runs the expressions one by one for
+# the message.
+jq_all() {
+    local f=$1 prog='[inputs] as $in__ | true' e
+    shift
+    for e in "$@"; do
+        prog+=" and ([\$in__[] | (${e}
+)] | length > 0 and (last | . != false and . != null))"
+    done
+    jq -e -n "$prog" "$f" >/dev/null 2>&1
 }
 
 run_case() { # file [home]
-    local f=$1 name args=() want_exit=0 rc why="" home=${2:-$tmp/home}
-    name=$(basename "$f" .case)
-    local cmd
-    cmd=$(subst "$(sed -n 's/^cmd: //p' "$f" | head -1)")
+    local f=$1 name want_exit="" rc why="" home=${2:-$tmp/home} line
+    local args=() cmd="" have_cmd="" have_exit="" envs=() setups=() checks=() jsons=() sv
+    name=${f##*/}
+    name=${name%.case}
+    # the case file read once: the first cmd: and exit:, every env: and
+    # setup:, and the lines to check
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+        "cmd: "*) [ -n "$have_cmd" ] || { cmd=${line#cmd: }; have_cmd=1; } ;;
+        "exit: "*) [ -n "$have_exit" ] || { want_exit=${line#exit: }; have_exit=1; } ;;
+        "env: "*) subst "${line#env: }"; envs+=("$sv") ;;
+        "setup: "*) setups+=("${line#setup: }") ;;
+        "json: "*) subst "${line#json: }"; jsons+=("$sv") ;;
+        esac
+        checks+=("$line")
+    done <"$f"
+    subst "$cmd"
+    cmd=$sv
     [ -n "$cmd" ] || { report fail "$name" "no cmd: line"; return; }
-    want_exit=$(sed -n 's/^exit: //p' "$f" | head -1)
     eval "args=($cmd)"
-    local base=(HF_ENDPOINT="$hub" KVPLAN_OLLAMA_REGISTRY="$hub") envs=()
-    while IFS= read -r e; do envs+=("$(subst "$e")"); done < <(sed -n 's/^env: //p' "$f")
+    local base=(HF_ENDPOINT="$hub" KVPLAN_OLLAMA_REGISTRY="$hub")
     local setup
-    while IFS= read -r setup; do
+    for setup in "${setups[@]}"; do
         local sargs=()
-        eval "sargs=($(subst "$setup"))"
-        (cd "$here" && env HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
+        subst "$setup"
+        eval "sargs=($sv)"
+        env -C "$here" HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
             HF_HUB_OFFLINE= HF_TOKEN= "${base[@]}" timeout 20 "$KVPLAN" "${sargs[@]}" \
-            >"$tmp/out" 2>"$tmp/err") ||
+            >"$tmp/out" 2>"$tmp/err" ||
             why="setup failed: ${sargs[*]}: $(head -c 300 "$tmp/err")"
-    done < <(sed -n 's/^setup: //p' "$f")
+    done
     local log0=0 # the log lines of cmd alone
     [ -z "${log:-}" ] || { sleep 0.2; log0=$(wc -l <"$log"); }
-    (cd "$here" && env HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
+    env -C "$here" HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
         HF_HUB_OFFLINE= HF_TOKEN= "${base[@]}" "${envs[@]}" timeout 20 "$KVPLAN" "${args[@]}" \
-        >"$tmp/out" 2>"$tmp/err")
+        >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ -z "${log:-}" ] || { sleep 0.2; tail -n +"$((log0 + 1))" "$log" >"$tmp/log"; }
     if [ "$rc" != "${want_exit:-0}" ]; then
         why="exit $rc, expected ${want_exit:-0}; stderr: $(head -c 300 "$tmp/err")"
     fi
-    while IFS= read -r line; do
+    # all the json: lines in one jq run first; when one fails, each is run
+    # alone below for its message
+    local jq_ok=""
+    [ -n "$why" ] || [ ${#jsons[@]} = 0 ] || ! jq_all "$tmp/out" "${jsons[@]}" || jq_ok=1
+    for line in "${checks[@]}"; do
         [ -z "$why" ] || break
-        line=$(subst "$line")
+        subst "$line"
+        line=$sv
         case "$line" in
         "json: "*)
-            jq -e "${line#json: }" "$tmp/out" >/dev/null 2>&1 ||
+            [ -n "$jq_ok" ] || jq -e "${line#json: }" "$tmp/out" >/dev/null 2>&1 ||
                 why="json check failed: ${line#json: } (got $(jq -c "${line#json: }" "$tmp/out" 2>&1 | head -c 200))" ;;
         "stdout: "*)
             grep -qE -- "${line#stdout: }" "$tmp/out" || why="stdout lacks /${line#stdout: }/" ;;
@@ -151,7 +186,7 @@ run_case() { # file [home]
             ! grep -qE -- "${line#no-log: }" "$tmp/log" ||
                 why="server log has /${line#no-log: }/: $(grep -E -- "${line#no-log: }" "$tmp/log" | head -1 | head -c 300)" ;;
         esac
-    done <"$f"
+    done
     if [ -z "$why" ]; then report ok "$name"; else report fail "$name" "$why"; fi
 }
 
