@@ -320,7 +320,7 @@ explain() {
     local i krc n j a b pv kv shown lc any=0 names=(n_ctx n_ctx_seq kv_unified)
     lc=$(printf '%-*s' ${#label[0]} "llama.cpp:")
     if [ "$prc" != 0 ]; then
-        detail "llama.cpp refuses: $(grep -v '^probe:' "$t/p.err" | tail -1)"
+        detail "llama.cpp refuses: $(grep -v '^probe:' "$pe" | tail -1)"
         for i in "$@"; do
             sed "s/^/    ${label[i]}/" "$t/k$i.lines"
         done
@@ -350,7 +350,7 @@ explain() {
         if [ "$krc" != 0 ]; then
             [ $any = 1 ] || sed "s/^/    $lc/" "$t/l"
             any=1
-            detail "${label[i]}$(head -1 "$t/k$i.err")"
+            detail "${label[i]}$(head -1 "$t/k$si.$i.err")"
             continue
         fi
         read -r -a kv <"$t/k$i.facts"
@@ -385,39 +385,90 @@ run_model() {
         echo "0 ${#settings[@]} 0" >"$t/count"
         return
     fi
-    # the GGUF must load before any setting can be judged
-    if ! "$probe" "$gguf" --n-ctx 256 --mode "$mode" >"$t/p.out" 2>"$t/p.err" &&
-       grep -q 'could not load the model' "$t/p.err"; then
-        row "$name" - "(all ${#settings[@]} settings)" "FAIL: llama.cpp cannot load the twin $gguf"
-        grep -v '^probe:' "$t/p.err" | tail -3 | sed 's/^/    /'
-        echo "0 ${#settings[@]} 0" >"$t/count"
-        return
-    fi
-    arch=$(sed -n 's/^print_info: arch *= //p' "$t/p.out" | head -1)
     case $source_mode in
     twin) srcs=("$gguf"); label=("kvplan:    ") ;;
     catalog) srcs=("$m"); label=("kvplan:    ") ;;
     both) srcs=("$gguf" "$m"); label=("kvplan (twin):    " "kvplan (catalog): ") ;;
     esac
-    for s in "${settings[@]}"; do
-        # shellcheck disable=SC2086
-        probe_args $s
+    # kvplan first, every setting from every source, then one jq over all
+    # their JSON (jq starts slowly, and this runs some 5,000 times); the
+    # probe then runs every setting in one --batch (it loads its backends
+    # once), and the settings are judged in order below
+    local si files=() kr=() po pe cur="" jline
+    for si in "${!settings[@]}"; do
+        s=${settings[si]}
         for i in "${!srcs[@]}"; do
             # shellcheck disable=SC2086
             "$KVPLAN" mem "${srcs[i]}" --runtime llama.cpp --llama-version $RULES $s --json \
-                >"$t/k$i.json" 2>"$t/k$i.err"
-            krcs[i]=$?
-            # line 1: n_ctx n_ctx_seq kv_unified total_bytes recurrent_bytes; then the log
-            # (a GGUF source also: the output buffer line first, the model bytes last, in
-            # llama.cpp's order)
-            # (line 2: the compute estimate, or "-"; one jq per run, as jq
-            # starts slowly and this runs some 5,000 times)
-            jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
+                >"$t/k$si.$i.json" 2>"$t/k$si.$i.err"
+            kr[si * 2 + i]=$?
+            files+=("$t/k$si.$i.json")
+        done
+    done
+    # line 1: n_ctx n_ctx_seq kv_unified total_bytes recurrent_bytes; then the log
+    # (a GGUF source also: the output buffer line first, the model bytes last, in
+    # llama.cpp's order)
+    # (line 2: the compute estimate, or "-")
+    local jq_prog='"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
                    (if .compute.exact == false then .compute.host_bytes // "-" else "-" end),
                    (.output_log // empty), .log[],
                    (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end),
-                   (if .weights_bytes and .compute.exact then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)' \
-                "$t/k$i.json" >"$t/k$i.jq" 2>/dev/null
+                   (if .weights_bytes and .compute.exact then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)'
+    declare -A jqout=()
+    # one run, each file's lines after a marker line; if anything is amiss
+    # (a file that is not JSON, an error), each file alone as before
+    if jq -r "\"=@@file@@= \\(input_filename)\", ($jq_prog)" "${files[@]}" >"$t/k.jq" 2>/dev/null; then
+        while IFS= read -r jline; do
+            if [ "${jline#=@@file@@= }" != "$jline" ]; then cur=${jline#=@@file@@= }; continue; fi
+            jqout[$cur]+=$jline$'\n'
+        done <"$t/k.jq"
+    else
+        for cur in "${files[@]}"; do
+            jqout[$cur]=$(jq -r "$jq_prog" "$cur" 2>/dev/null; printf x)
+            jqout[$cur]=${jqout[$cur]%x}
+        done
+    fi
+    # the GGUF must load before any setting can be judged (the first line of
+    # the batch), then the settings whose run is not skipped: what the probe
+    # would really allocate: the recurrent state (llama.cpp allocates it even
+    # with no_alloc), or everything with --mode mmap
+    local skipped=() batch="$t/p0 --n-ctx 256"$'\n'
+    for si in "${!settings[@]}"; do
+        s=${settings[si]}
+        jline=${jqout[$t/k$si.0.json]:-}
+        read -r -a kf <<<"${jline%%$'\n'*}"
+        if [ "${kr[si * 2]}" = 0 ]; then
+            alloc=${kf[4]:-0}
+            [ "$mode" = noalloc ] || alloc=${kf[3]:-0}
+            if [ "$alloc" -gt "$MAX_ALLOC" ]; then
+                skipped[si]=$alloc
+                continue
+            fi
+        fi
+        # shellcheck disable=SC2086
+        probe_args $s
+        batch+="$t/p$((si + 1)) ${P[*]}"$'\n'
+    done
+    "$probe" --batch "$gguf" --mode "$mode" <<<"$batch" >"$t/batch.out" 2>&1 || {
+        row "$name" - "(all ${#settings[@]} settings)" "FAIL: probe --batch failed"
+        sed 's/^/    /' "$t/batch.out"
+        echo "0 ${#settings[@]} 0" >"$t/count"
+        return
+    }
+    po=$t/p0.out pe=$t/p0.err
+    read -r prc <"$t/p0.rc"
+    if [ "$prc" != 0 ] && grep -q 'could not load the model' "$pe"; then
+        row "$name" - "(all ${#settings[@]} settings)" "FAIL: llama.cpp cannot load the twin $gguf"
+        grep -v '^probe:' "$pe" | tail -3 | sed 's/^/    /'
+        echo "0 ${#settings[@]} 0" >"$t/count"
+        return
+    fi
+    arch=$(sed -n 's/^print_info: arch *= //p' "$po" | head -1)
+    for si in "${!settings[@]}"; do
+        s=${settings[si]}
+        for i in "${!srcs[@]}"; do
+            krcs[i]=${kr[si * 2 + i]}
+            printf '%s' "${jqout[$t/k$si.$i.json]:-}" >"$t/k$i.jq"
             {
                 IFS= read -r facts && printf '%s\n' "$facts" >"$t/k$i.facts"
                 IFS= read -r est && if [ "$est" = - ]; then : >"$t/k$i.est"; else printf '%s\n' "$est" >"$t/k$i.est"; fi
@@ -425,30 +476,23 @@ run_model() {
             } <"$t/k$i.jq"
             [ -s "$t/k$i.jq" ] || : >"$t/k$i.facts" >"$t/k$i.est" >"$t/k$i.lines"
         done
-        # what the probe would really allocate: the recurrent state (llama.cpp
-        # allocates it even with no_alloc), or everything with --mode mmap
-        read -r -a kf <"$t/k0.facts"
-        if [ "${krcs[0]}" = 0 ]; then
-            alloc=${kf[4]:-0}
-            [ "$mode" = noalloc ] || alloc=${kf[3]:-0}
-            if [ "$alloc" -gt "$MAX_ALLOC" ]; then
-                skip=$((skip + 1))
-                row "$name" "$arch" "$s" "skip: allocates $((alloc >> 20)) MiB"
-                continue
-            fi
+        if [ -n "${skipped[si]:-}" ]; then
+            skip=$((skip + 1))
+            row "$name" "$arch" "$s" "skip: allocates $((skipped[si] >> 20)) MiB"
+            continue
         fi
-        "$probe" "$gguf" "${P[@]}" --mode "$mode" >"$t/p.out" 2>"$t/p.err"
-        prc=$?
-        size_lines <"$t/p.out" >"$t/l"
-        buffer_lines <"$t/p.out" >"$t/l.full"
+        po=$t/p$((si + 1)).out pe=$t/p$((si + 1)).err
+        read -r prc <"$t/p$((si + 1)).rc"
+        size_lines <"$po" >"$t/l"
+        buffer_lines <"$po" >"$t/l.full"
         grep -v '^memory_breakdown: host compute' "$t/l.full" >"$t/l.nocompute"
-        pfacts=$(ctx_facts "$t/p.out")
+        pfacts=$(ctx_facts "$po")
         aborted=""
         case $prc in
         0|1) ;;
         3)  # GGML_ABORT after the memory was created (e.g. in graph
             # reservation): the size lines are there, judge them
-            aborted=$(sed -n 's/^llama.cpp aborted: //p' "$t/p.err" | head -1)
+            aborted=$(sed -n 's/^llama.cpp aborted: //p' "$pe" | head -1)
             aborted=${aborted##*/llama.cpp/}
             if [ -s "$t/l" ]; then
                 prc=0
@@ -465,7 +509,7 @@ run_model() {
             fi ;;
         *)  fail=$((fail + 1))
             row "$name" "$arch" "$s" "FAIL: probe exit $prc"
-            tail -3 "$t/p.err" | sed 's/^/    /'
+            tail -3 "$pe" | sed 's/^/    /'
             continue ;;
         esac
         bad=()
@@ -478,7 +522,7 @@ run_model() {
             if [ "$prc" != 0 ]; then
                 row "$name" "$arch" "$s" "match (both refuse)"
                 [ $verbose = 0 ] ||
-                    detail "llama.cpp: $(grep -v '^probe:' "$t/p.err" | tail -1)" "kvplan:    $(head -1 "$t/k0.err")"
+                    detail "llama.cpp: $(grep -v '^probe:' "$pe" | tail -1)" "kvplan:    $(head -1 "$t/k$si.0.err")"
             elif [ -n "$aborted" ]; then
                 row "$name" "$arch" "$s" "match (then llama.cpp aborts)"
                 detail "llama.cpp aborted after sizing its memory: $aborted"
