@@ -192,6 +192,16 @@ ctx_facts() {
     echo "$n_ctx $n_ctx_seq $kv_unified"
 }
 
+# ctx_facts_v TEXT: the same, into $pfacts, from the probe's output text
+ctx_facts_v() {
+    local line n_ctx="" n_ctx_seq="" kv_unified=""
+    while IFS= read -r line; do
+        [[ $line =~ ^llama_context:\ (n_ctx|n_ctx_seq|kv_unified)\ +=\ (.*)$ ]] || continue
+        printf -v "${BASH_REMATCH[1]}" '%s' "${BASH_REMATCH[2]}"
+    done <<<"$1"
+    pfacts="$n_ctx $n_ctx_seq $kv_unified"
+}
+
 # ---- self-check: the probe against published llama.cpp numbers --------------
 
 # sum of the "size =" MiB of a probe output, rounded as published
@@ -285,33 +295,75 @@ row model arch setting result
 # Agreement: both refuse, or the same size lines in the same order and the
 # same n_ctx, n_ctx_seq and kv_unified.
 judge() {
-    local i=$1 krc kv
+    local i=$1 krc kv want
     krc=${krcs[i]}
     [ "$prc" != 0 ] && [ "$krc" != 0 ] && return 0
     [ "$prc" != 0 ] || [ "$krc" != 0 ] && return 1
-    read -r -a kv <"$t/k$i.facts"
-    cmp -s "$(probe_lines "$i")" "$t/k$i.lines" && [ "$pfacts" = "${kv[0]:-} ${kv[1]:-} ${kv[2]:-}" ]
+    read -r -a kv <<<"${kfacts[i]}"
+    probe_lines "$i"
+    [ "$want" = "${klines[i]}" ] && [ "$pfacts" = "${kv[0]:-} ${kv[1]:-} ${kv[2]:-}" ]
 }
 
-# the probe's lines to hold kvplan's run I against: with the buffers for a
-# GGUF source, the cache's size lines alone for a config
-# (the compute buffer only where kvplan rebuilds the architecture's graph;
-# compute_stats counts the others)
+# The text of the probe's lines ($t/l, $t/l.full, $t/l.nocompute, into $pl,
+# $plfull, $plnocomp) and of kvplan's ($t/kI.lines, into klines[I]) are
+# kept in memory as well as in the files (explain reads those): this runs
+# some 2,600 times, and a process costs more than the rest of a setting.
+
+# probe_lines I: into $want, the probe's lines to hold kvplan's run I
+# against: with the buffers for a GGUF source, the cache's size lines alone
+# for a config (the compute buffer only where kvplan rebuilds the
+# architecture's graph; compute_stats counts the others)
 probe_lines() {
+    if [ "${srcs[$1]}" != "$gguf" ]; then want=$pl
+    elif [[ $'\n'${klines[$1]} == *$'\n''memory_breakdown: host compute'* ]]; then want=$plfull
+    else want=$plnocomp; fi
+}
+
+# probe_file I: the file of those lines (for explain)
+probe_file() {
     if [ "${srcs[$1]}" != "$gguf" ]; then echo "$t/l"
     elif grep -q '^memory_breakdown: host compute' "$t/k$1.lines"; then echo "$t/l.full"
     else echo "$t/l.nocompute"; fi
 }
 
+# filter_lines TEXT: $sl the size lines of TEXT, $bl its buffer lines (as
+# size_lines and buffer_lines select them), $bl_nc those but the host
+# compute line; each line ending in a newline
+re_size='^llama_(kv_cache|memory_recurrent): size = '
+re_buf='^(llama_(kv_cache|memory_recurrent): size = |llama_context: +CPU  output buffer size = |memory_breakdown: host (model|compute) = )'
+filter_lines() {
+    local line
+    sl="" bl="" bl_nc=""
+    while IFS= read -r line || [ -n "$line" ]; do
+        [[ $line =~ $re_size ]] && sl+=$line$'\n'
+        if [[ $line =~ $re_buf ]]; then
+            bl+=$line$'\n'
+            [[ $line == 'memory_breakdown: host compute'* ]] || bl_nc+=$line$'\n'
+        fi
+    done <<<"$1"
+}
+
+# host_compute TEXT: into $hc, the N of its "memory_breakdown: host compute
+# = N bytes" lines (one a line)
+host_compute() {
+    local line re='^memory_breakdown: host compute = ([0-9]*) bytes$'
+    hc=""
+    while IFS= read -r line; do
+        [[ $line =~ $re ]] && hc+=${hc:+$'\n'}${BASH_REMATCH[1]}
+    done <<<"$1"
+}
+
 # compute_stats I: one line for the summary, "arch probe_bytes kvplan_bytes
 # exact|estimate" (kvplan "-" where it has no figure at all)
 compute_stats() {
-    local p k how=exact
+    local p k how=exact hc
     [ "${srcs[$1]}" = "$gguf" ] && [ "$prc" = 0 ] || return 0
-    p=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/l.full")
+    host_compute "$plfull"
+    p=$hc
     [ -n "$p" ] || return 0
-    k=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/k$1.lines")
-    [ -n "$k" ] || { k=$(cat "$t/k$1.est"); how=estimate; }
+    host_compute "${klines[$1]}"
+    k=$hc
+    [ -n "$k" ] || { k=${kest[$1]}; how=estimate; }
     echo "$arch $p ${k:--} $how" >>"$t/cstats"
 }
 
@@ -336,7 +388,7 @@ explain() {
         for i in "$@"; do
             krc=${krcs[i]}
             [ "$krc" = 0 ] || continue
-            a=$(sed -n "${j}p" "$(probe_lines "$i")")
+            a=$(sed -n "${j}p" "$(probe_file "$i")")
             b=$(sed -n "${j}p" "$t/k$i.lines")
             [ "$a" != "$b" ] || continue
             [ $shown = 1 ] || detail "$lc${a:-(no line)}"
@@ -394,7 +446,7 @@ run_model() {
     # their JSON (jq starts slowly, and this runs some 5,000 times); the
     # probe then runs every setting in one --batch (it loads its backends
     # once), and the settings are judged in order below
-    local si files=() kr=() po pe cur="" jline
+    local si files=() kr=() po pe cur="" jline line ptext pl plfull plnocomp pfacts sl bl bl_nc kfacts=() kest=() klines=()
     for si in "${!settings[@]}"; do
         s=${settings[si]}
         for i in "${!srcs[@]}"; do
@@ -468,13 +520,22 @@ run_model() {
         s=${settings[si]}
         for i in "${!srcs[@]}"; do
             krcs[i]=${kr[si * 2 + i]}
-            printf '%s' "${jqout[$t/k$si.$i.json]:-}" >"$t/k$i.jq"
-            {
-                IFS= read -r facts && printf '%s\n' "$facts" >"$t/k$i.facts"
-                IFS= read -r est && if [ "$est" = - ]; then : >"$t/k$i.est"; else printf '%s\n' "$est" >"$t/k$i.est"; fi
-                buffer_lines >"$t/k$i.lines"
-            } <"$t/k$i.jq"
-            [ -s "$t/k$i.jq" ] || : >"$t/k$i.facts" >"$t/k$i.est" >"$t/k$i.lines"
+            # line 1 the facts, line 2 the compute estimate, then the log
+            jline=${jqout[$t/k$si.$i.json]:-}
+            kfacts[i]="" kest[i]="" klines[i]=""
+            if [ -n "$jline" ]; then
+                kfacts[i]=${jline%%$'\n'*}
+                jline=${jline#*$'\n'}
+                if [ -n "$jline" ]; then
+                    kest[i]=${jline%%$'\n'*}
+                    [ "${kest[i]}" != - ] || kest[i]=""
+                    jline=${jline#*$'\n'}
+                    filter_lines "$jline"
+                    klines[i]=$bl
+                fi
+            fi
+            printf '%s\n' "${kfacts[i]}" >"$t/k$i.facts"
+            printf '%s' "${klines[i]}" >"$t/k$i.lines"
         done
         if [ -n "${skipped[si]:-}" ]; then
             skip=$((skip + 1))
@@ -483,10 +544,13 @@ run_model() {
         fi
         po=$t/p$((si + 1)).out pe=$t/p$((si + 1)).err
         read -r prc <"$t/p$((si + 1)).rc"
-        size_lines <"$po" >"$t/l"
-        buffer_lines <"$po" >"$t/l.full"
-        grep -v '^memory_breakdown: host compute' "$t/l.full" >"$t/l.nocompute"
-        pfacts=$(ctx_facts "$po")
+        ptext=$(<"$po")
+        filter_lines "$ptext"
+        pl=$sl plfull=$bl plnocomp=$bl_nc
+        printf '%s' "$pl" >"$t/l"
+        printf '%s' "$plfull" >"$t/l.full"
+        printf '%s' "$plnocomp" >"$t/l.nocompute"
+        ctx_facts_v "$ptext"
         aborted=""
         case $prc in
         0|1) ;;
@@ -494,12 +558,16 @@ run_model() {
             # reservation): the size lines are there, judge them
             aborted=$(sed -n 's/^llama.cpp aborted: //p' "$pe" | head -1)
             aborted=${aborted##*/llama.cpp/}
-            if [ -s "$t/l" ]; then
+            if [ -n "$pl" ]; then
                 prc=0
                 # it never reached the breakdown: hold kvplan to what was printed
                 for i in "${!srcs[@]}"; do
-                    grep -v '^memory_breakdown: ' "$t/k$i.lines" >"$t/k$i.tmp"
-                    mv "$t/k$i.tmp" "$t/k$i.lines"
+                    jline=${klines[i]} klines[i]=""
+                    while IFS= read -r line; do
+                        [[ $line == 'memory_breakdown: '* ]] || klines[i]+=$line$'\n'
+                    done <<<"${jline%$'\n'}"
+                    [ -n "$jline" ] || klines[i]=""
+                    printf '%s' "${klines[i]}" >"$t/k$i.lines"
                 done
             else
                 fail=$((fail + 1))
