@@ -57,16 +57,28 @@ report() { # status name detail
     fi
 }
 
+# Everything that mostly waits (the unit tests, most of them on their
+# servers; the fake server's self-test; the remote cases, one at a time
+# against one server) runs in the background beside the local cases, which
+# keep the cores busy; the reports are printed afterwards in the same order
+# as ever: unit tests, local cases, self-test, remote cases.
+
 # unit tests print "ok NAME" or "FAIL NAME: why" per check
+units=
 if [ -n "$UNIT_DIR" ] && [ -z "${ONLY:-}" ]; then
-    # four at a time (the network tests mostly wait on their servers), then
-    # read in order
-    for t in "$UNIT_DIR"/test_*; do
-        [ -x "$t" ] || continue
-        while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
-        ("$t" >"$tmp/$(basename "$t").out" 2>&1; echo $? >"$tmp/$(basename "$t").rc") &
-    done
-    wait
+    units=1
+    # four at a time, then read in order (below)
+    (
+        for t in "$UNIT_DIR"/test_*; do
+            [ -x "$t" ] || continue
+            while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
+            ("$t" >"$tmp/$(basename "$t").out" 2>&1; echo $? >"$tmp/$(basename "$t").rc") &
+        done
+        wait
+    ) &
+    units_pid=$!
+fi
+report_units() {
     for t in "$UNIT_DIR"/test_*; do
         [ -x "$t" ] || continue
         out=$(cat "$tmp/$(basename "$t").out")
@@ -79,7 +91,7 @@ if [ -n "$UNIT_DIR" ] && [ -z "${ONLY:-}" ]; then
         done <<<"$out"
         [ $rc -eq 0 ] || echo "$out" | grep -q '^FAIL ' || report fail "$(basename "$t")" "exit $rc"
     done
-fi
+}
 
 closed=http://127.0.0.1:9  # the discard port, closed: refused at once
 hub=$closed cdn=$closed fx=
@@ -193,8 +205,6 @@ run_case() { # file [home]
 ONLY=${ONLY:-} # a glob of case names to run (unit tests are skipped then)
 want() { [ -z "$ONLY" ] || [[ $(basename "$1" .case) == $ONLY ]]; }
 
-# the local cases in $JOBS shards at once (default: one per core), each with
-# its own scratch directory; their lines are merged in case order
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 run_shard() { # k: every JOBS-th wanted case from the k-th
     local i=0
@@ -205,15 +215,6 @@ run_shard() { # k: every JOBS-th wanted case from the k-th
         [ $((i++ % JOBS)) -ne "$1" ] || run_case "$f"
     done
 }
-for ((k = 0; k < JOBS; k++)); do
-    run_shard "$k" >"$tmp/shard$k.log" 2>&1 &
-done
-wait
-sort -s -t' ' -k2,2 "$tmp"/shard*.log >"$tmp/shards.log"
-cat "$tmp/shards.log"
-pass=$((pass + $(grep -c '^PASS ' "$tmp/shards.log")))
-fail=$((fail + $(grep -c '^FAIL ' "$tmp/shards.log")))
-
 # the remote cases, against the fake Hub / CDN / registry
 start_remote() {
     fx=$tmp/fixtures log=$tmp/remote.log
@@ -233,12 +234,10 @@ start_remote() {
 }
 # the fake server itself first: if it does not behave as the Hub, CDN and
 # registry do, the remote cases prove nothing (none run with NO_NETWORK)
+selftest=
 if [ -z "$ONLY" ] && [ -z "${NO_NETWORK:-}" ]; then
-    if bash "$here/remote/selftest.sh" "$KVPLAN" >"$tmp/selftest.out" 2>&1; then
-        report ok "remote/selftest.sh: $(tail -1 "$tmp/selftest.out")"
-    else
-        report fail "remote/selftest.sh" "$(grep -m5 FAIL "$tmp/selftest.out" | tr '\n' ' ')"
-    fi
+    selftest=1
+    (bash "$here/remote/selftest.sh" "$KVPLAN" >"$tmp/selftest.out" 2>&1; echo $? >"$tmp/selftest.rc") &
 fi
 
 remote_wanted=
@@ -246,12 +245,14 @@ for f in "$here"/remote/cases/*.case; do want "$f" && remote_wanted=1; done
 # NO_NETWORK=1: a kvplan built without a network (the WebAssembly build)
 # cannot be asked what a server answers; its refusal is tested locally
 if [ -n "$remote_wanted" ] && [ -n "${NO_NETWORK:-}" ]; then
-    echo "SKIP the $(ls "$here"/remote/cases/*.case | wc -l) remote cases: this kvplan has no network"
+    echo "SKIP the $(ls "$here"/remote/cases/*.case | wc -l) remote cases: this kvplan has no network" >"$tmp/remote-skip.log"
     remote_wanted=
 fi
-if [ -n "$remote_wanted" ]; then
+run_remote() { # the remote cases, one after the other
+    tmp=$tmp/remote
+    mkdir -p "$tmp"
     if start_remote; then
-        trap 'kill "$remote_pid" 2>/dev/null; wait "$remote_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+        trap 'kill "$remote_pid" 2>/dev/null; wait "$remote_pid" 2>/dev/null' EXIT
         for f in "$here"/remote/cases/*.case; do
             want "$f" || continue
             h=$tmp/rhome-$(basename "$f" .case)
@@ -261,6 +262,36 @@ if [ -n "$remote_wanted" ]; then
     else
         report fail "remote cases" "the fake Hub did not start"
     fi
+}
+[ -z "$remote_wanted" ] || (run_remote >"$tmp/remote-cases.log" 2>&1) &
+
+# the local cases in $JOBS shards at once (default: one per core), each with
+# its own scratch directory; their lines are merged in case order
+shard_pids=()
+for ((k = 0; k < JOBS; k++)); do
+    run_shard "$k" >"$tmp/shard$k.log" 2>&1 &
+    shard_pids+=($!)
+done
+wait "${shard_pids[@]}"
+sort -s -t' ' -k2,2 "$tmp"/shard*.log >"$tmp/shards.log"
+
+[ -z "$units" ] || { wait "$units_pid"; report_units; }
+cat "$tmp/shards.log"
+pass=$((pass + $(grep -c '^PASS ' "$tmp/shards.log")))
+fail=$((fail + $(grep -c '^FAIL ' "$tmp/shards.log")))
+wait
+if [ -n "$selftest" ]; then
+    if [ "$(cat "$tmp/selftest.rc")" = 0 ]; then
+        report ok "remote/selftest.sh: $(tail -1 "$tmp/selftest.out")"
+    else
+        report fail "remote/selftest.sh" "$(grep -m5 FAIL "$tmp/selftest.out" | tr '\n' ' ')"
+    fi
+fi
+[ ! -f "$tmp/remote-skip.log" ] || cat "$tmp/remote-skip.log"
+if [ -f "$tmp/remote-cases.log" ]; then
+    cat "$tmp/remote-cases.log"
+    pass=$((pass + $(grep -c '^PASS ' "$tmp/remote-cases.log")))
+    fail=$((fail + $(grep -c '^FAIL ' "$tmp/remote-cases.log")))
 fi
 
 echo
