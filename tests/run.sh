@@ -57,16 +57,28 @@ report() { # status name detail
     fi
 }
 
+# Everything that mostly waits (the unit tests, most of them on their
+# servers; the fake server's self-test; the remote cases, one at a time
+# against one server) runs in the background beside the local cases, which
+# keep the cores busy; the reports are printed afterwards in the same order
+# as ever: unit tests, local cases, self-test, remote cases.
+
 # unit tests print "ok NAME" or "FAIL NAME: why" per check
+units=
 if [ -n "$UNIT_DIR" ] && [ -z "${ONLY:-}" ]; then
-    # four at a time (the network tests mostly wait on their servers), then
-    # read in order
-    for t in "$UNIT_DIR"/test_*; do
-        [ -x "$t" ] || continue
-        while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
-        ("$t" >"$tmp/$(basename "$t").out" 2>&1; echo $? >"$tmp/$(basename "$t").rc") &
-    done
-    wait
+    units=1
+    # four at a time, then read in order (below)
+    (
+        for t in "$UNIT_DIR"/test_*; do
+            [ -x "$t" ] || continue
+            while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
+            ("$t" >"$tmp/$(basename "$t").out" 2>&1; echo $? >"$tmp/$(basename "$t").rc") &
+        done
+        wait
+    ) &
+    units_pid=$!
+fi
+report_units() {
     for t in "$UNIT_DIR"/test_*; do
         [ -x "$t" ] || continue
         out=$(cat "$tmp/$(basename "$t").out")
@@ -79,52 +91,87 @@ if [ -n "$UNIT_DIR" ] && [ -z "${ONLY:-}" ]; then
         done <<<"$out"
         [ $rc -eq 0 ] || echo "$out" | grep -q '^FAIL ' || report fail "$(basename "$t")" "exit $rc"
     done
-fi
+}
 
 closed=http://127.0.0.1:9  # the discard port, closed: refused at once
 hub=$closed cdn=$closed fx=
 
-subst() { # text: the remote placeholders filled in
-    local t=${1//@HUB@/$hub}
-    t=${t//@CDN@/$cdn}
-    printf '%s' "${t//@FX@/$fx}"
+subst() { # text: the remote placeholders filled in, into $sv (no subshell:
+    # this runs for every line of every case)
+    sv=${1//@HUB@/$hub}
+    sv=${sv//@CDN@/$cdn}
+    sv=${sv//@FX@/$fx}
+}
+
+# jq_all FILE EXPR...: 0 when every `jq -e EXPR FILE` would succeed, judged
+# by one jq run (jq starts slowly; a case has up to a dozen json: lines).
+# Each EXPR passes as jq -e judges it: its last output over all inputs is
+# neither false nor null.  Anything else (a false, an error, input that is
+# not JSON) returns 1, and the caller runs the expressions one by one for
+# the message.
+jq_all() {
+    local f=$1 prog='[inputs] as $in__ | true' e
+    shift
+    for e in "$@"; do
+        prog+=" and ([\$in__[] | (${e}
+)] | length > 0 and (last | . != false and . != null))"
+    done
+    jq -e -n "$prog" "$f" >/dev/null 2>&1
 }
 
 run_case() { # file [home]
-    local f=$1 name args=() want_exit=0 rc why="" home=${2:-$tmp/home}
-    name=$(basename "$f" .case)
-    local cmd
-    cmd=$(subst "$(sed -n 's/^cmd: //p' "$f" | head -1)")
+    local f=$1 name want_exit="" rc why="" home=${2:-$tmp/home} line
+    local args=() cmd="" have_cmd="" have_exit="" envs=() setups=() checks=() jsons=() sv
+    name=${f##*/}
+    name=${name%.case}
+    # the case file read once: the first cmd: and exit:, every env: and
+    # setup:, and the lines to check
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+        "cmd: "*) [ -n "$have_cmd" ] || { cmd=${line#cmd: }; have_cmd=1; } ;;
+        "exit: "*) [ -n "$have_exit" ] || { want_exit=${line#exit: }; have_exit=1; } ;;
+        "env: "*) subst "${line#env: }"; envs+=("$sv") ;;
+        "setup: "*) setups+=("${line#setup: }") ;;
+        "json: "*) subst "${line#json: }"; jsons+=("$sv") ;;
+        esac
+        checks+=("$line")
+    done <"$f"
+    subst "$cmd"
+    cmd=$sv
     [ -n "$cmd" ] || { report fail "$name" "no cmd: line"; return; }
-    want_exit=$(sed -n 's/^exit: //p' "$f" | head -1)
     eval "args=($cmd)"
-    local base=(HF_ENDPOINT="$hub" KVPLAN_OLLAMA_REGISTRY="$hub") envs=()
-    while IFS= read -r e; do envs+=("$(subst "$e")"); done < <(sed -n 's/^env: //p' "$f")
+    local base=(HF_ENDPOINT="$hub" KVPLAN_OLLAMA_REGISTRY="$hub")
     local setup
-    while IFS= read -r setup; do
+    for setup in "${setups[@]}"; do
         local sargs=()
-        eval "sargs=($(subst "$setup"))"
-        (cd "$here" && env HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
+        subst "$setup"
+        eval "sargs=($sv)"
+        env -C "$here" HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
             HF_HUB_OFFLINE= HF_TOKEN= "${base[@]}" timeout 20 "$KVPLAN" "${sargs[@]}" \
-            >"$tmp/out" 2>"$tmp/err") ||
+            >"$tmp/out" 2>"$tmp/err" ||
             why="setup failed: ${sargs[*]}: $(head -c 300 "$tmp/err")"
-    done < <(sed -n 's/^setup: //p' "$f")
+    done
     local log0=0 # the log lines of cmd alone
     [ -z "${log:-}" ] || { sleep 0.2; log0=$(wc -l <"$log"); }
-    (cd "$here" && env HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
+    env -C "$here" HOME="$home" HF_HOME= HF_HUB_CACHE= XDG_CACHE_HOME= KVPLAN_CACHE= \
         HF_HUB_OFFLINE= HF_TOKEN= "${base[@]}" "${envs[@]}" timeout 20 "$KVPLAN" "${args[@]}" \
-        >"$tmp/out" 2>"$tmp/err")
+        >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ -z "${log:-}" ] || { sleep 0.2; tail -n +"$((log0 + 1))" "$log" >"$tmp/log"; }
     if [ "$rc" != "${want_exit:-0}" ]; then
         why="exit $rc, expected ${want_exit:-0}; stderr: $(head -c 300 "$tmp/err")"
     fi
-    while IFS= read -r line; do
+    # all the json: lines in one jq run first; when one fails, each is run
+    # alone below for its message
+    local jq_ok=""
+    [ -n "$why" ] || [ ${#jsons[@]} = 0 ] || ! jq_all "$tmp/out" "${jsons[@]}" || jq_ok=1
+    for line in "${checks[@]}"; do
         [ -z "$why" ] || break
-        line=$(subst "$line")
+        subst "$line"
+        line=$sv
         case "$line" in
         "json: "*)
-            jq -e "${line#json: }" "$tmp/out" >/dev/null 2>&1 ||
+            [ -n "$jq_ok" ] || jq -e "${line#json: }" "$tmp/out" >/dev/null 2>&1 ||
                 why="json check failed: ${line#json: } (got $(jq -c "${line#json: }" "$tmp/out" 2>&1 | head -c 200))" ;;
         "stdout: "*)
             grep -qE -- "${line#stdout: }" "$tmp/out" || why="stdout lacks /${line#stdout: }/" ;;
@@ -151,15 +198,13 @@ run_case() { # file [home]
             ! grep -qE -- "${line#no-log: }" "$tmp/log" ||
                 why="server log has /${line#no-log: }/: $(grep -E -- "${line#no-log: }" "$tmp/log" | head -1 | head -c 300)" ;;
         esac
-    done <"$f"
+    done
     if [ -z "$why" ]; then report ok "$name"; else report fail "$name" "$why"; fi
 }
 
 ONLY=${ONLY:-} # a glob of case names to run (unit tests are skipped then)
 want() { [ -z "$ONLY" ] || [[ $(basename "$1" .case) == $ONLY ]]; }
 
-# the local cases in $JOBS shards at once (default: one per core), each with
-# its own scratch directory; their lines are merged in case order
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 run_shard() { # k: every JOBS-th wanted case from the k-th
     local i=0
@@ -170,15 +215,6 @@ run_shard() { # k: every JOBS-th wanted case from the k-th
         [ $((i++ % JOBS)) -ne "$1" ] || run_case "$f"
     done
 }
-for ((k = 0; k < JOBS; k++)); do
-    run_shard "$k" >"$tmp/shard$k.log" 2>&1 &
-done
-wait
-sort -s -t' ' -k2,2 "$tmp"/shard*.log >"$tmp/shards.log"
-cat "$tmp/shards.log"
-pass=$((pass + $(grep -c '^PASS ' "$tmp/shards.log")))
-fail=$((fail + $(grep -c '^FAIL ' "$tmp/shards.log")))
-
 # the remote cases, against the fake Hub / CDN / registry
 start_remote() {
     fx=$tmp/fixtures log=$tmp/remote.log
@@ -198,12 +234,10 @@ start_remote() {
 }
 # the fake server itself first: if it does not behave as the Hub, CDN and
 # registry do, the remote cases prove nothing (none run with NO_NETWORK)
+selftest=
 if [ -z "$ONLY" ] && [ -z "${NO_NETWORK:-}" ]; then
-    if bash "$here/remote/selftest.sh" "$KVPLAN" >"$tmp/selftest.out" 2>&1; then
-        report ok "remote/selftest.sh: $(tail -1 "$tmp/selftest.out")"
-    else
-        report fail "remote/selftest.sh" "$(grep -m5 FAIL "$tmp/selftest.out" | tr '\n' ' ')"
-    fi
+    selftest=1
+    (bash "$here/remote/selftest.sh" "$KVPLAN" >"$tmp/selftest.out" 2>&1; echo $? >"$tmp/selftest.rc") &
 fi
 
 remote_wanted=
@@ -211,12 +245,14 @@ for f in "$here"/remote/cases/*.case; do want "$f" && remote_wanted=1; done
 # NO_NETWORK=1: a kvplan built without a network (the WebAssembly build)
 # cannot be asked what a server answers; its refusal is tested locally
 if [ -n "$remote_wanted" ] && [ -n "${NO_NETWORK:-}" ]; then
-    echo "SKIP the $(ls "$here"/remote/cases/*.case | wc -l) remote cases: this kvplan has no network"
+    echo "SKIP the $(ls "$here"/remote/cases/*.case | wc -l) remote cases: this kvplan has no network" >"$tmp/remote-skip.log"
     remote_wanted=
 fi
-if [ -n "$remote_wanted" ]; then
+run_remote() { # the remote cases, one after the other
+    tmp=$tmp/remote
+    mkdir -p "$tmp"
     if start_remote; then
-        trap 'kill "$remote_pid" 2>/dev/null; wait "$remote_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+        trap 'kill "$remote_pid" 2>/dev/null; wait "$remote_pid" 2>/dev/null' EXIT
         for f in "$here"/remote/cases/*.case; do
             want "$f" || continue
             h=$tmp/rhome-$(basename "$f" .case)
@@ -226,6 +262,36 @@ if [ -n "$remote_wanted" ]; then
     else
         report fail "remote cases" "the fake Hub did not start"
     fi
+}
+[ -z "$remote_wanted" ] || (run_remote >"$tmp/remote-cases.log" 2>&1) &
+
+# the local cases in $JOBS shards at once (default: one per core), each with
+# its own scratch directory; their lines are merged in case order
+shard_pids=()
+for ((k = 0; k < JOBS; k++)); do
+    run_shard "$k" >"$tmp/shard$k.log" 2>&1 &
+    shard_pids+=($!)
+done
+wait "${shard_pids[@]}"
+sort -s -t' ' -k2,2 "$tmp"/shard*.log >"$tmp/shards.log"
+
+[ -z "$units" ] || { wait "$units_pid"; report_units; }
+cat "$tmp/shards.log"
+pass=$((pass + $(grep -c '^PASS ' "$tmp/shards.log")))
+fail=$((fail + $(grep -c '^FAIL ' "$tmp/shards.log")))
+wait
+if [ -n "$selftest" ]; then
+    if [ "$(cat "$tmp/selftest.rc")" = 0 ]; then
+        report ok "remote/selftest.sh: $(tail -1 "$tmp/selftest.out")"
+    else
+        report fail "remote/selftest.sh" "$(grep -m5 FAIL "$tmp/selftest.out" | tr '\n' ' ')"
+    fi
+fi
+[ ! -f "$tmp/remote-skip.log" ] || cat "$tmp/remote-skip.log"
+if [ -f "$tmp/remote-cases.log" ]; then
+    cat "$tmp/remote-cases.log"
+    pass=$((pass + $(grep -c '^PASS ' "$tmp/remote-cases.log")))
+    fail=$((fail + $(grep -c '^FAIL ' "$tmp/remote-cases.log")))
 fi
 
 echo

@@ -31,12 +31,26 @@
  *   memory_breakdown: host model = N bytes (probe_breakdown.cpp), once the
  *                  context exists
  * With --all, every captured line instead, prefixed by its level.
+ *
+ *   probe --batch MODEL.gguf [options]      (one line per run on stdin:
+ *                                            OUT [options for this run])
+ *
+ * loads the backends once (the most of a probe's time: every CPU variant is
+ * opened to pick the best), then runs each line of stdin as its own probe in
+ * a forked child (the model loaded and the context created there, so each
+ * run starts from the same state a fresh probe would): its stdout goes to
+ * OUT.out, its stderr to OUT.err and its exit status (128 + the signal when
+ * it dies of one) to OUT.rc.  Options on a line follow those of the command
+ * line.  The batch exits 0 once every line has run, 2 on a bad line.
  * Exit status: 0 context created; 1 llama.cpp refused (could not load the
  * model or create the context: its WARN/ERROR lines go to stderr); 2 usage;
  * 3 llama.cpp aborted (GGML_ABORT/GGML_ASSERT: the lines logged so far on
  * stdout, "llama.cpp aborted: FILE:LINE: message" on stderr).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -247,33 +261,37 @@ static const char *default_bins(void)
     return e;
 }
 
-int main(int argc, char **argv)
-{
-    const char *model_path = NULL, *bins = default_bins();
-    uint32_t n_ctx = 4096, n_seq = 1, n_batch = 2048, n_ubatch = 512;
-    enum llama_flash_attn_type fa = LLAMA_FLASH_ATTN_TYPE_AUTO;
-    enum ggml_type tk = GGML_TYPE_F16, tv = GGML_TYPE_F16;
-    bool swa_full = false, kv_unified = false;
+struct opts {
+    const char *model_path, *bins;
+    uint32_t n_ctx, n_seq, n_batch, n_ubatch;
+    enum llama_flash_attn_type fa;
+    enum ggml_type tk, tv;
+    bool swa_full, kv_unified, batch;
+};
 
-    for (int i = 1; i < argc; i++) {
+/* argv[from..argc) into o (what is not given keeps its value) */
+static void parse_args(struct opts *o, int argc, char **argv, int from)
+{
+    for (int i = from; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED() do { if (!v) usage(); i++; } while (0)
-        if (!strcmp(a, "--n-ctx"))           { NEED(); n_ctx = parse_u32(a, v); }
-        else if (!strcmp(a, "--n-seq"))      { NEED(); n_seq = parse_u32(a, v); }
-        else if (!strcmp(a, "--n-batch"))    { NEED(); n_batch = parse_u32(a, v); }
-        else if (!strcmp(a, "--n-ubatch"))   { NEED(); n_ubatch = parse_u32(a, v); }
-        else if (!strcmp(a, "--type-k"))     { NEED(); tk = parse_type(a, v); }
-        else if (!strcmp(a, "--type-v"))     { NEED(); tv = parse_type(a, v); }
-        else if (!strcmp(a, "--swa-full"))   { NEED(); swa_full = parse_bool(a, v); }
-        else if (!strcmp(a, "--kv-unified")) { NEED(); kv_unified = parse_bool(a, v); }
-        else if (!strcmp(a, "--bins"))       { NEED(); bins = v; }
+        if (!strcmp(a, "--n-ctx"))           { NEED(); o->n_ctx = parse_u32(a, v); }
+        else if (!strcmp(a, "--n-seq"))      { NEED(); o->n_seq = parse_u32(a, v); }
+        else if (!strcmp(a, "--n-batch"))    { NEED(); o->n_batch = parse_u32(a, v); }
+        else if (!strcmp(a, "--n-ubatch"))   { NEED(); o->n_ubatch = parse_u32(a, v); }
+        else if (!strcmp(a, "--type-k"))     { NEED(); o->tk = parse_type(a, v); }
+        else if (!strcmp(a, "--type-v"))     { NEED(); o->tv = parse_type(a, v); }
+        else if (!strcmp(a, "--swa-full"))   { NEED(); o->swa_full = parse_bool(a, v); }
+        else if (!strcmp(a, "--kv-unified")) { NEED(); o->kv_unified = parse_bool(a, v); }
+        else if (!strcmp(a, "--bins"))       { NEED(); o->bins = v; }
         else if (!strcmp(a, "--all"))        { g_all = true; }
+        else if (!strcmp(a, "--batch"))      { o->batch = true; }
         else if (!strcmp(a, "--fa")) {
             NEED();
-            if (!strcmp(v, "on")) fa = LLAMA_FLASH_ATTN_TYPE_ENABLED;
-            else if (!strcmp(v, "off")) fa = LLAMA_FLASH_ATTN_TYPE_DISABLED;
-            else if (!strcmp(v, "auto")) fa = LLAMA_FLASH_ATTN_TYPE_AUTO;
+            if (!strcmp(v, "on")) o->fa = LLAMA_FLASH_ATTN_TYPE_ENABLED;
+            else if (!strcmp(v, "off")) o->fa = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+            else if (!strcmp(v, "auto")) o->fa = LLAMA_FLASH_ATTN_TYPE_AUTO;
             else usage();
         } else if (!strcmp(a, "--mode")) {
             NEED();
@@ -282,26 +300,20 @@ int main(int argc, char **argv)
             else usage();
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage();
-        } else if (a[0] == '-' || model_path) {
+        } else if (a[0] == '-' || o->model_path) {
             fprintf(stderr, "probe: unexpected argument: %s\n", a);
             usage();
         } else {
-            model_path = a;
+            o->model_path = a;
         }
 #undef NEED
     }
-    if (!model_path)
-        usage();
+}
 
-    setenv("GGML_NO_BACKTRACE", "1", 1);
-    ggml_set_abort_callback(on_abort);
-    llama_log_set(log_cb, NULL);
-    if (bins && *bins)
-        ggml_backend_load_all_from_path(bins);
-    else
-        ggml_backend_load_all();
-    llama_backend_init();
-
+/* the model and one context, as o says; the exit status */
+static int run(const struct opts *o)
+{
+    const char *model_path = o->model_path;
     struct llama_model_params mp = llama_model_default_params();
     mp.devices = NULL;
     mp.tensor_buft_overrides = NULL;
@@ -332,15 +344,15 @@ int main(int argc, char **argv)
     /* Every field, as llama-server (common_context_params_to_llama) would
      * set it for these flags. */
     struct llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = n_ctx;
-    cp.n_batch = n_batch;
-    cp.n_ubatch = n_ubatch;
-    cp.n_seq_max = n_seq;
+    cp.n_ctx = o->n_ctx;
+    cp.n_batch = o->n_batch;
+    cp.n_ubatch = o->n_ubatch;
+    cp.n_seq_max = o->n_seq;
     cp.n_rs_seq = 0;
     /* llama-server reserves one output row per slot (server_output_limits:
      * min(n_batch, n_parallel) without speculative decoding), not the C API's
      * whole batch; that decides the compute buffer's logits term. */
-    cp.n_outputs_max = n_seq < n_batch ? n_seq : n_batch;
+    cp.n_outputs_max = o->n_seq < o->n_batch ? o->n_seq : o->n_batch;
     cp.n_outputs_max_per_seq = 1;
     cp.n_threads = 1;
     cp.n_threads_batch = 1;
@@ -348,7 +360,7 @@ int main(int argc, char **argv)
     cp.rope_scaling_type = LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED;
     cp.pooling_type = LLAMA_POOLING_TYPE_UNSPECIFIED;
     cp.attention_type = LLAMA_ATTENTION_TYPE_UNSPECIFIED;
-    cp.flash_attn_type = fa;
+    cp.flash_attn_type = o->fa;
     cp.rope_freq_base = 0.0f;
     cp.rope_freq_scale = 0.0f;
     cp.yarn_ext_factor = -1.0f;
@@ -359,16 +371,16 @@ int main(int argc, char **argv)
     cp.defrag_thold = -1.0f;
     cp.cb_eval = NULL;
     cp.cb_eval_user_data = NULL;
-    cp.type_k = tk;
-    cp.type_v = tv;
+    cp.type_k = o->tk;
+    cp.type_v = o->tv;
     cp.abort_callback = NULL;
     cp.abort_callback_data = NULL;
     cp.embeddings = false;
     cp.offload_kqv = true;
     cp.no_perf = true;
     cp.op_offload = true;
-    cp.swa_full = swa_full;
-    cp.kv_unified = kv_unified;
+    cp.swa_full = o->swa_full;
+    cp.kv_unified = o->kv_unified;
     cp.samplers = NULL;
     cp.n_samplers = 0;
     cp.ctx_other = NULL;
@@ -387,6 +399,81 @@ int main(int argc, char **argv)
         llama_free(ctx);
     }
     llama_model_free(model);
+    return rc;
+}
+
+/* --batch: each line of stdin "OUT [options]" run in a child of its own */
+static int batch(const struct opts *base)
+{
+    char buf[4096];
+    while (fgets(buf, sizeof buf, stdin)) {
+        char *argv[64];
+        int argc = 0;
+        for (char *tok = strtok(buf, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+            if (argc == 63) {
+                fputs("probe: --batch: too many words on a line\n", stderr);
+                return 2;
+            }
+            argv[argc++] = tok;
+        }
+        if (argc == 0)
+            continue;
+        argv[argc] = NULL;
+        char path[4200];
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("probe: fork");
+            return 2;
+        }
+        if (pid == 0) {
+            struct opts o = *base;
+            o.batch = false;
+            snprintf(path, sizeof path, "%s.out", argv[0]);
+            if (!freopen(path, "w", stdout)) _exit(2);
+            snprintf(path, sizeof path, "%s.err", argv[0]);
+            if (!freopen(path, "w", stderr)) _exit(2);
+            parse_args(&o, argc, argv, 1);
+            int rc = run(&o);
+            fflush(NULL);
+            _exit(rc);
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0)
+            ;
+        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        snprintf(path, sizeof path, "%s.rc", argv[0]);
+        FILE *f = fopen(path, "w");
+        if (!f || fprintf(f, "%d\n", rc) < 0 || fclose(f)) {
+            fprintf(stderr, "probe: cannot write %s\n", path);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {
+        .model_path = NULL, .bins = default_bins(),
+        .n_ctx = 4096, .n_seq = 1, .n_batch = 2048, .n_ubatch = 512,
+        .fa = LLAMA_FLASH_ATTN_TYPE_AUTO, .tk = GGML_TYPE_F16, .tv = GGML_TYPE_F16,
+        .swa_full = false, .kv_unified = false, .batch = false,
+    };
+    parse_args(&o, argc, argv, 1);
+    if (!o.model_path)
+        usage();
+
+    setenv("GGML_NO_BACKTRACE", "1", 1);
+    ggml_set_abort_callback(on_abort);
+    llama_log_set(log_cb, NULL);
+    if (o.bins && *o.bins)
+        ggml_backend_load_all_from_path(o.bins);
+    else
+        ggml_backend_load_all();
+    llama_backend_init();
+
+    int rc = o.batch ? batch(&o) : run(&o);
     llama_backend_free();
     return rc;
 }

@@ -192,6 +192,16 @@ ctx_facts() {
     echo "$n_ctx $n_ctx_seq $kv_unified"
 }
 
+# ctx_facts_v TEXT: the same, into $pfacts, from the probe's output text
+ctx_facts_v() {
+    local line n_ctx="" n_ctx_seq="" kv_unified=""
+    while IFS= read -r line; do
+        [[ $line =~ ^llama_context:\ (n_ctx|n_ctx_seq|kv_unified)\ +=\ (.*)$ ]] || continue
+        printf -v "${BASH_REMATCH[1]}" '%s' "${BASH_REMATCH[2]}"
+    done <<<"$1"
+    pfacts="$n_ctx $n_ctx_seq $kv_unified"
+}
+
 # ---- self-check: the probe against published llama.cpp numbers --------------
 
 # sum of the "size =" MiB of a probe output, rounded as published
@@ -285,33 +295,75 @@ row model arch setting result
 # Agreement: both refuse, or the same size lines in the same order and the
 # same n_ctx, n_ctx_seq and kv_unified.
 judge() {
-    local i=$1 krc kv
+    local i=$1 krc kv want
     krc=${krcs[i]}
     [ "$prc" != 0 ] && [ "$krc" != 0 ] && return 0
     [ "$prc" != 0 ] || [ "$krc" != 0 ] && return 1
-    read -r -a kv <"$t/k$i.facts"
-    cmp -s "$(probe_lines "$i")" "$t/k$i.lines" && [ "$pfacts" = "${kv[0]:-} ${kv[1]:-} ${kv[2]:-}" ]
+    read -r -a kv <<<"${kfacts[i]}"
+    probe_lines "$i"
+    [ "$want" = "${klines[i]}" ] && [ "$pfacts" = "${kv[0]:-} ${kv[1]:-} ${kv[2]:-}" ]
 }
 
-# the probe's lines to hold kvplan's run I against: with the buffers for a
-# GGUF source, the cache's size lines alone for a config
-# (the compute buffer only where kvplan rebuilds the architecture's graph;
-# compute_stats counts the others)
+# The text of the probe's lines ($t/l, $t/l.full, $t/l.nocompute, into $pl,
+# $plfull, $plnocomp) and of kvplan's ($t/kI.lines, into klines[I]) are
+# kept in memory as well as in the files (explain reads those): this runs
+# some 2,600 times, and a process costs more than the rest of a setting.
+
+# probe_lines I: into $want, the probe's lines to hold kvplan's run I
+# against: with the buffers for a GGUF source, the cache's size lines alone
+# for a config (the compute buffer only where kvplan rebuilds the
+# architecture's graph; compute_stats counts the others)
 probe_lines() {
+    if [ "${srcs[$1]}" != "$gguf" ]; then want=$pl
+    elif [[ $'\n'${klines[$1]} == *$'\n''memory_breakdown: host compute'* ]]; then want=$plfull
+    else want=$plnocomp; fi
+}
+
+# probe_file I: the file of those lines (for explain)
+probe_file() {
     if [ "${srcs[$1]}" != "$gguf" ]; then echo "$t/l"
     elif grep -q '^memory_breakdown: host compute' "$t/k$1.lines"; then echo "$t/l.full"
     else echo "$t/l.nocompute"; fi
 }
 
+# filter_lines TEXT: $sl the size lines of TEXT, $bl its buffer lines (as
+# size_lines and buffer_lines select them), $bl_nc those but the host
+# compute line; each line ending in a newline
+re_size='^llama_(kv_cache|memory_recurrent): size = '
+re_buf='^(llama_(kv_cache|memory_recurrent): size = |llama_context: +CPU  output buffer size = |memory_breakdown: host (model|compute) = )'
+filter_lines() {
+    local line
+    sl="" bl="" bl_nc=""
+    while IFS= read -r line || [ -n "$line" ]; do
+        [[ $line =~ $re_size ]] && sl+=$line$'\n'
+        if [[ $line =~ $re_buf ]]; then
+            bl+=$line$'\n'
+            [[ $line == 'memory_breakdown: host compute'* ]] || bl_nc+=$line$'\n'
+        fi
+    done <<<"$1"
+}
+
+# host_compute TEXT: into $hc, the N of its "memory_breakdown: host compute
+# = N bytes" lines (one a line)
+host_compute() {
+    local line re='^memory_breakdown: host compute = ([0-9]*) bytes$'
+    hc=""
+    while IFS= read -r line; do
+        [[ $line =~ $re ]] && hc+=${hc:+$'\n'}${BASH_REMATCH[1]}
+    done <<<"$1"
+}
+
 # compute_stats I: one line for the summary, "arch probe_bytes kvplan_bytes
 # exact|estimate" (kvplan "-" where it has no figure at all)
 compute_stats() {
-    local p k how=exact
+    local p k how=exact hc
     [ "${srcs[$1]}" = "$gguf" ] && [ "$prc" = 0 ] || return 0
-    p=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/l.full")
+    host_compute "$plfull"
+    p=$hc
     [ -n "$p" ] || return 0
-    k=$(sed -n 's/^memory_breakdown: host compute = \([0-9]*\) bytes$/\1/p' "$t/k$1.lines")
-    [ -n "$k" ] || { k=$(cat "$t/k$1.est"); how=estimate; }
+    host_compute "${klines[$1]}"
+    k=$hc
+    [ -n "$k" ] || { k=${kest[$1]}; how=estimate; }
     echo "$arch $p ${k:--} $how" >>"$t/cstats"
 }
 
@@ -320,7 +372,7 @@ explain() {
     local i krc n j a b pv kv shown lc any=0 names=(n_ctx n_ctx_seq kv_unified)
     lc=$(printf '%-*s' ${#label[0]} "llama.cpp:")
     if [ "$prc" != 0 ]; then
-        detail "llama.cpp refuses: $(grep -v '^probe:' "$t/p.err" | tail -1)"
+        detail "llama.cpp refuses: $(grep -v '^probe:' "$pe" | tail -1)"
         for i in "$@"; do
             sed "s/^/    ${label[i]}/" "$t/k$i.lines"
         done
@@ -336,7 +388,7 @@ explain() {
         for i in "$@"; do
             krc=${krcs[i]}
             [ "$krc" = 0 ] || continue
-            a=$(sed -n "${j}p" "$(probe_lines "$i")")
+            a=$(sed -n "${j}p" "$(probe_file "$i")")
             b=$(sed -n "${j}p" "$t/k$i.lines")
             [ "$a" != "$b" ] || continue
             [ $shown = 1 ] || detail "$lc${a:-(no line)}"
@@ -350,7 +402,7 @@ explain() {
         if [ "$krc" != 0 ]; then
             [ $any = 1 ] || sed "s/^/    $lc/" "$t/l"
             any=1
-            detail "${label[i]}$(head -1 "$t/k$i.err")"
+            detail "${label[i]}$(head -1 "$t/k$si.$i.err")"
             continue
         fi
         read -r -a kv <"$t/k$i.facts"
@@ -385,77 +437,137 @@ run_model() {
         echo "0 ${#settings[@]} 0" >"$t/count"
         return
     fi
-    # the GGUF must load before any setting can be judged
-    if ! "$probe" "$gguf" --n-ctx 256 --mode "$mode" >"$t/p.out" 2>"$t/p.err" &&
-       grep -q 'could not load the model' "$t/p.err"; then
-        row "$name" - "(all ${#settings[@]} settings)" "FAIL: llama.cpp cannot load the twin $gguf"
-        grep -v '^probe:' "$t/p.err" | tail -3 | sed 's/^/    /'
-        echo "0 ${#settings[@]} 0" >"$t/count"
-        return
-    fi
-    arch=$(sed -n 's/^print_info: arch *= //p' "$t/p.out" | head -1)
     case $source_mode in
     twin) srcs=("$gguf"); label=("kvplan:    ") ;;
     catalog) srcs=("$m"); label=("kvplan:    ") ;;
     both) srcs=("$gguf" "$m"); label=("kvplan (twin):    " "kvplan (catalog): ") ;;
     esac
-    for s in "${settings[@]}"; do
-        # shellcheck disable=SC2086
-        probe_args $s
+    # kvplan first, every setting from every source, then one jq over all
+    # their JSON (jq starts slowly, and this runs some 5,000 times); the
+    # probe then runs every setting in one --batch (it loads its backends
+    # once), and the settings are judged in order below
+    local si files=() kr=() po pe cur="" jline line ptext pl plfull plnocomp pfacts sl bl bl_nc kfacts=() kest=() klines=()
+    for si in "${!settings[@]}"; do
+        s=${settings[si]}
         for i in "${!srcs[@]}"; do
             # shellcheck disable=SC2086
             "$KVPLAN" mem "${srcs[i]}" --runtime llama.cpp --llama-version $RULES $s --json \
-                >"$t/k$i.json" 2>"$t/k$i.err"
-            krcs[i]=$?
-            # line 1: n_ctx n_ctx_seq kv_unified total_bytes recurrent_bytes; then the log
-            # (a GGUF source also: the output buffer line first, the model bytes last, in
-            # llama.cpp's order)
-            # (line 2: the compute estimate, or "-"; one jq per run, as jq
-            # starts slowly and this runs some 5,000 times)
-            jq -r '"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
+                >"$t/k$si.$i.json" 2>"$t/k$si.$i.err"
+            kr[si * 2 + i]=$?
+            files+=("$t/k$si.$i.json")
+        done
+    done
+    # line 1: n_ctx n_ctx_seq kv_unified total_bytes recurrent_bytes; then the log
+    # (a GGUF source also: the output buffer line first, the model bytes last, in
+    # llama.cpp's order)
+    # (line 2: the compute estimate, or "-")
+    local jq_prog='"\(.n_ctx) \(.n_ctx_seq) \(.kv_unified) \(.total_bytes) \(.recurrent.bytes // 0)",
                    (if .compute.exact == false then .compute.host_bytes // "-" else "-" end),
                    (.output_log // empty), .log[],
                    (if .weights_bytes then "memory_breakdown: host model = \(.weights_bytes) bytes" else empty end),
-                   (if .weights_bytes and .compute.exact then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)' \
-                "$t/k$i.json" >"$t/k$i.jq" 2>/dev/null
-            {
-                IFS= read -r facts && printf '%s\n' "$facts" >"$t/k$i.facts"
-                IFS= read -r est && if [ "$est" = - ]; then : >"$t/k$i.est"; else printf '%s\n' "$est" >"$t/k$i.est"; fi
-                buffer_lines >"$t/k$i.lines"
-            } <"$t/k$i.jq"
-            [ -s "$t/k$i.jq" ] || : >"$t/k$i.facts" >"$t/k$i.est" >"$t/k$i.lines"
+                   (if .weights_bytes and .compute.exact then "memory_breakdown: host compute = \(.compute.host_bytes) bytes" else empty end)'
+    declare -A jqout=()
+    # one run, each file's lines after a marker line; if anything is amiss
+    # (a file that is not JSON, an error), each file alone as before
+    if jq -r "\"=@@file@@= \\(input_filename)\", ($jq_prog)" "${files[@]}" >"$t/k.jq" 2>/dev/null; then
+        while IFS= read -r jline; do
+            if [ "${jline#=@@file@@= }" != "$jline" ]; then cur=${jline#=@@file@@= }; continue; fi
+            jqout[$cur]+=$jline$'\n'
+        done <"$t/k.jq"
+    else
+        for cur in "${files[@]}"; do
+            jqout[$cur]=$(jq -r "$jq_prog" "$cur" 2>/dev/null; printf x)
+            jqout[$cur]=${jqout[$cur]%x}
         done
-        # what the probe would really allocate: the recurrent state (llama.cpp
-        # allocates it even with no_alloc), or everything with --mode mmap
-        read -r -a kf <"$t/k0.facts"
-        if [ "${krcs[0]}" = 0 ]; then
+    fi
+    # the GGUF must load before any setting can be judged (the first line of
+    # the batch), then the settings whose run is not skipped: what the probe
+    # would really allocate: the recurrent state (llama.cpp allocates it even
+    # with no_alloc), or everything with --mode mmap
+    local skipped=() batch="$t/p0 --n-ctx 256"$'\n'
+    for si in "${!settings[@]}"; do
+        s=${settings[si]}
+        jline=${jqout[$t/k$si.0.json]:-}
+        read -r -a kf <<<"${jline%%$'\n'*}"
+        if [ "${kr[si * 2]}" = 0 ]; then
             alloc=${kf[4]:-0}
             [ "$mode" = noalloc ] || alloc=${kf[3]:-0}
             if [ "$alloc" -gt "$MAX_ALLOC" ]; then
-                skip=$((skip + 1))
-                row "$name" "$arch" "$s" "skip: allocates $((alloc >> 20)) MiB"
+                skipped[si]=$alloc
                 continue
             fi
         fi
-        "$probe" "$gguf" "${P[@]}" --mode "$mode" >"$t/p.out" 2>"$t/p.err"
-        prc=$?
-        size_lines <"$t/p.out" >"$t/l"
-        buffer_lines <"$t/p.out" >"$t/l.full"
-        grep -v '^memory_breakdown: host compute' "$t/l.full" >"$t/l.nocompute"
-        pfacts=$(ctx_facts "$t/p.out")
+        # shellcheck disable=SC2086
+        probe_args $s
+        batch+="$t/p$((si + 1)) ${P[*]}"$'\n'
+    done
+    "$probe" --batch "$gguf" --mode "$mode" <<<"$batch" >"$t/batch.out" 2>&1 || {
+        row "$name" - "(all ${#settings[@]} settings)" "FAIL: probe --batch failed"
+        sed 's/^/    /' "$t/batch.out"
+        echo "0 ${#settings[@]} 0" >"$t/count"
+        return
+    }
+    po=$t/p0.out pe=$t/p0.err
+    read -r prc <"$t/p0.rc"
+    if [ "$prc" != 0 ] && grep -q 'could not load the model' "$pe"; then
+        row "$name" - "(all ${#settings[@]} settings)" "FAIL: llama.cpp cannot load the twin $gguf"
+        grep -v '^probe:' "$pe" | tail -3 | sed 's/^/    /'
+        echo "0 ${#settings[@]} 0" >"$t/count"
+        return
+    fi
+    arch=$(sed -n 's/^print_info: arch *= //p' "$po" | head -1)
+    for si in "${!settings[@]}"; do
+        s=${settings[si]}
+        for i in "${!srcs[@]}"; do
+            krcs[i]=${kr[si * 2 + i]}
+            # line 1 the facts, line 2 the compute estimate, then the log
+            jline=${jqout[$t/k$si.$i.json]:-}
+            kfacts[i]="" kest[i]="" klines[i]=""
+            if [ -n "$jline" ]; then
+                kfacts[i]=${jline%%$'\n'*}
+                jline=${jline#*$'\n'}
+                if [ -n "$jline" ]; then
+                    kest[i]=${jline%%$'\n'*}
+                    [ "${kest[i]}" != - ] || kest[i]=""
+                    jline=${jline#*$'\n'}
+                    filter_lines "$jline"
+                    klines[i]=$bl
+                fi
+            fi
+            printf '%s\n' "${kfacts[i]}" >"$t/k$i.facts"
+            printf '%s' "${klines[i]}" >"$t/k$i.lines"
+        done
+        if [ -n "${skipped[si]:-}" ]; then
+            skip=$((skip + 1))
+            row "$name" "$arch" "$s" "skip: allocates $((skipped[si] >> 20)) MiB"
+            continue
+        fi
+        po=$t/p$((si + 1)).out pe=$t/p$((si + 1)).err
+        read -r prc <"$t/p$((si + 1)).rc"
+        ptext=$(<"$po")
+        filter_lines "$ptext"
+        pl=$sl plfull=$bl plnocomp=$bl_nc
+        printf '%s' "$pl" >"$t/l"
+        printf '%s' "$plfull" >"$t/l.full"
+        printf '%s' "$plnocomp" >"$t/l.nocompute"
+        ctx_facts_v "$ptext"
         aborted=""
         case $prc in
         0|1) ;;
         3)  # GGML_ABORT after the memory was created (e.g. in graph
             # reservation): the size lines are there, judge them
-            aborted=$(sed -n 's/^llama.cpp aborted: //p' "$t/p.err" | head -1)
+            aborted=$(sed -n 's/^llama.cpp aborted: //p' "$pe" | head -1)
             aborted=${aborted##*/llama.cpp/}
-            if [ -s "$t/l" ]; then
+            if [ -n "$pl" ]; then
                 prc=0
                 # it never reached the breakdown: hold kvplan to what was printed
                 for i in "${!srcs[@]}"; do
-                    grep -v '^memory_breakdown: ' "$t/k$i.lines" >"$t/k$i.tmp"
-                    mv "$t/k$i.tmp" "$t/k$i.lines"
+                    jline=${klines[i]} klines[i]=""
+                    while IFS= read -r line; do
+                        [[ $line == 'memory_breakdown: '* ]] || klines[i]+=$line$'\n'
+                    done <<<"${jline%$'\n'}"
+                    [ -n "$jline" ] || klines[i]=""
+                    printf '%s' "${klines[i]}" >"$t/k$i.lines"
                 done
             else
                 fail=$((fail + 1))
@@ -465,7 +577,7 @@ run_model() {
             fi ;;
         *)  fail=$((fail + 1))
             row "$name" "$arch" "$s" "FAIL: probe exit $prc"
-            tail -3 "$t/p.err" | sed 's/^/    /'
+            tail -3 "$pe" | sed 's/^/    /'
             continue ;;
         esac
         bad=()
@@ -478,7 +590,7 @@ run_model() {
             if [ "$prc" != 0 ]; then
                 row "$name" "$arch" "$s" "match (both refuse)"
                 [ $verbose = 0 ] ||
-                    detail "llama.cpp: $(grep -v '^probe:' "$t/p.err" | tail -1)" "kvplan:    $(head -1 "$t/k0.err")"
+                    detail "llama.cpp: $(grep -v '^probe:' "$pe" | tail -1)" "kvplan:    $(head -1 "$t/k$si.0.err")"
             elif [ -n "$aborted" ]; then
                 row "$name" "$arch" "$s" "match (then llama.cpp aborts)"
                 detail "llama.cpp aborted after sizing its memory: $aborted"
