@@ -121,11 +121,31 @@ static uint64_t forward_bytes(const kvp_model *m, uint64_t T, uint32_t tp)
 /* Weights on the largest rank, as loaded (lib/vllm_weights.c: the
  * checkpoint's quantization, TP/PP sharding, re-layouts), plus the vision or
  * audio tower a multimodal checkpoint loads. */
+/* A GGUF (vLLM's --quantization gguf): the ggml blocks are kept as they
+ * are (vllm-memory-profile.md 7.2), so the weights are the header's tensor
+ * bytes, split evenly over the ranks; no log checks it, so an estimate. */
+static int gguf_weights(const kvp_model *m, kvp_vllm_result *r, kvp_error *err)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m->n_tensors; i++) {
+        if (sum > UINT64_MAX - m->tensors[i].nbytes)
+            return kvp_fail(err, KVP_EINPUT, "%s: tensor sizes overflow", m->name);
+        sum += m->tensors[i].nbytes;
+    }
+    r->weights_bytes = sum / ((uint64_t)r->tp * r->pp);
+    r->weights_exact = 0;
+    KVP_NOTE(r, "weights: the GGUF's %.2f GiB of ggml blocks, as vLLM keeps them%s", sum / GIB,
+             r->tp * r->pp > 1 ? ", split evenly over the ranks" : "");
+    return 0;
+}
+
 static int weights_bytes(const kvp_model *m, const kvp_gpu *g, int minor, kvp_vllm_result *r,
                          kvp_error *err)
 {
     kvp_vllm_weights_t w;
     kvp_error e;
+    if (m->n_tensors)
+        return gguf_weights(m, r, err);
     if (kvp_vllm_weights_at(m, r->tp, r->pp, g->sm, minor, &w, &e))
         return kvp_fail(err, e.code, "%s; give --kv-cache-memory (vLLM's \"Available KV cache "
                         "memory\")", e.msg);
