@@ -38,7 +38,7 @@
     options($('gpu'), gpus, 'A100-80GB');
     options($('ctk'), CACHE_TYPES, 'f16');
     options($('ctv'), CACHE_TYPES, 'f16');
-    $('version').textContent = kvplan.run(['--version']).stdout.replace(/^kvplan /, '').trim();
+    $('version').textContent = kvplan.run(['--version']).stdout.split('\n')[0].replace(/^kvplan /, '');
   }
 
   function selectTab(tab) {
