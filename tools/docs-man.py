@@ -33,16 +33,19 @@ def code(text):
 
 
 def inline(md):
-    """Markdown inline markup to troff: `code` bold, **x** bold, [t](u) -> t."""
+    """Markdown inline markup to troff: `code` and **x** bold, *x* italic,
+    [t](u) -> t."""
     out, pos = [], 0
-    for m in re.finditer(r"`([^`]+)`|\*\*([^*]+)\*\*|\[([^\]]+)\]\([^)]*\)", md):
+    for m in re.finditer(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|\[([^\]]+)\]\([^)]*\)", md):
         out.append(esc(m.string[pos:m.start()]))
         if m.group(1) is not None:
             out.append("\\fB" + code(m.group(1)) + "\\fR")
         elif m.group(2) is not None:
             out.append("\\fB" + esc(m.group(2)) + "\\fR")
+        elif m.group(3) is not None:
+            out.append("\\fI" + esc(m.group(3)) + "\\fR")
         else:
-            out.append(esc(m.group(3)))
+            out.append(esc(m.group(4)))
         pos = m.end()
     out.append(esc(md[pos:]))
     return "".join(out)
