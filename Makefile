@@ -8,7 +8,8 @@
 #   make check      unit tests and cases only
 #   make check SAN=1  those under AddressSanitizer + UBSan (build-san/)
 #   make demo       the catalog table
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (the tool, the libraries, the header, kvplan.pc, man kvplan)
+#   make docs       the docs' Usage blocks from the binary's --help, then docs/kvplan.1
 
 PREFIX  ?= /usr/local
 CC      ?= cc
@@ -82,6 +83,18 @@ check:
 	$(MAKE) --no-print-directory $$j build-tests
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
 	@$(MAKE) --no-print-directory vllm-logs
+	@$(MAKE) --no-print-directory docs-check
+
+# the docs agree with the binary: each command page's Usage block is its
+# --help, docs/kvplan.1 is what tools/docs-man.py makes (tests/docs/help-sync.sh)
+.PHONY: docs docs-check
+docs-check: $(B)/kvplan
+	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/docs/help-sync.sh
+
+# regenerate the Usage blocks from the binary, then the man page from the docs
+docs: $(B)/kvplan
+	bash tools/docs-help.sh $(B)/kvplan
+	python3 tools/docs-man.py > docs/kvplan.1
 
 # vLLM's memory estimate against the public startup logs (tests/vllm-logs)
 .PHONY: vllm-logs
@@ -97,7 +110,8 @@ test:
 	@$(MAKE) --no-print-directory -j1 web-test
 	@$(MAKE) --no-print-directory -j1 oracle
 
-# make install into a scratch prefix; the README's library example against it
+# make install into a scratch prefix; the README's library example against it,
+# and the man page installed and rendered without warnings
 install-check: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
 	@B=$(B) bash tests/install-check.sh
 
@@ -113,11 +127,12 @@ demo: $(B)/kvplan
 
 install: $(B)/kvplan $(B)/libkvplan.a $(B)/libkvplan.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	           $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	           $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(B)/kvplan $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libkvplan.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/kvplan.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 docs/kvplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' kvplan.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kvplan.pc
 

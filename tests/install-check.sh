@@ -2,7 +2,8 @@
 # tests/install-check.sh - `make install` into a scratch prefix, then build
 # the README's library example against the installed header and library via
 # pkg-config, and check it prints the README's number (Qwen3-8B at 32K:
-# 4,831,838,208 bytes, DESIGN 2).  Ends with "N passed, N failed".
+# 4,831,838,208 bytes, DESIGN 2); and that the man page is installed where
+# man looks and renders without warnings.  Ends with "N passed, N failed".
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(mktemp -d)
@@ -37,6 +38,21 @@ check "and prints 4831838208 bytes" '[ "$("$prefix/example")" = "4831838208 byte
 check "the shared library exports only the kvp_ API" \
     '[ -z "$(nm -D --defined-only "$prefix/lib/libkvplan.so" | awk "{print \$3}" | grep -v "^kvp_")" ]'
 check "the installed tool runs" '"$prefix/bin/kvplan" mem qwen3-8b -c 32k --json | grep -q "\"total_bytes\": 4831838208"'
+
+# the man page: installed, the committed docs/kvplan.1, found by man, and
+# rendered by man (and by groff with every warning on) without a warning
+man1=$prefix/share/man/man1/kvplan.1
+check "install puts the man page in share/man/man1" '[ -f "$man1" ] && cmp -s "$man1" "$root/docs/kvplan.1"'
+if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
+    check "man finds it under the prefix" '[ "$(MANPATH=$prefix/share/man man -w kvplan 2>/dev/null)" = "$man1" ]'
+    check "man -l renders it without warnings" \
+        '[ -z "$(MANWIDTH=80 man --warnings -l "$man1" 2>&1 >/dev/null)" ] && MANWIDTH=80 man -l "$man1" 2>/dev/null | grep -q "^ *kvplan techniques\$"'
+    check "groff -man -ww finds nothing to warn about" '[ -z "$(groff -man -ww -z "$man1" 2>&1)" ]'
+    check "every command has its section" \
+        '(for c in mem compare fit check plot show archs models twin sim techniques "--"; do MANWIDTH=80 man -l "$man1" 2>/dev/null | grep -qx -- "   kvplan $c.*" || exit 1; done)'
+else
+    fail=$((fail + 1)); echo "FAIL man or groff missing (tools/install-deps installs man-db)"
+fi
 echo
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
