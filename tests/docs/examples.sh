@@ -23,7 +23,8 @@
 #
 # A mismatch prints `FAIL docs: FILE:LINE: kvplan ARGS: WHAT`, where LINE is
 # the line of the first expected line that differs (or the `$ kvplan` line
-# when the output has lines the example lacks); the run ends with
+# when the output has lines the example lacks, or the example is nothing but
+# `...`, which would pass on any output); the run ends with
 # "N passed, N failed" and exits 1 on any failure.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,6 +74,13 @@ no such line
 ...
 ```
 
+Wrong: an example that checks nothing.
+
+```console
+$ kvplan archs mamba
+...
+```
+
 Wrong: the output goes on past the example.
 
 ```console
@@ -86,8 +94,9 @@ EOF
     want=(
         "FAIL docs: $tmp/t.md:24: kvplan mem qwen3-8b -c 32k: expected 'total: 4096.00 MiB (4,294,967,296 bytes; MiB = 2^20 bytes)', not found"
         "FAIL docs: $tmp/t.md:32: kvplan archs mamba: expected 'no such line', got 'mamba2             mamba2                                       mamba2'"
-        "FAIL docs: $tmp/t.md:39: kvplan archs mamba: output goes on: 'mamba2             mamba2                                       mamba2'"
-        "2 passed, 3 failed"
+        "FAIL docs: $tmp/t.md:46: kvplan archs mamba: output goes on: 'mamba2             mamba2                                       mamba2'"
+        "FAIL docs: $tmp/t.md:39: kvplan archs mamba: the example checks nothing: it has no line but ..."
+        "2 passed, 4 failed"
     )
     for w in "${want[@]}"; do
         grep -qxF -- "$w" <<<"$out" || { echo "self-test: missing line: $w"; ok=0; }
@@ -177,6 +186,10 @@ for f in "$@"; do
         act="$tmp/act.$n"
         if ! (cd "$work" && eval "set -- $args" && "${run_env[@]}" "$KVPLAN" "$@" >"$act" 2>/dev/null </dev/null); then :; fi
         diff=$(compare "$exp" "$act")
+        # an example of nothing but `...` would pass on any output, a crash's too
+        if [ -s "$exp" ] && ! grep -qvx -- '\.\.\.' "$exp"; then
+            diff=$'-1\tthe example checks nothing: it has no line but ...'
+        fi
         if [ -z "$diff" ]; then
             pass=$((pass + 1))
             echo "PASS docs: $f:$cmdline: kvplan $args"
