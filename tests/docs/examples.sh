@@ -19,7 +19,8 @@
 # a twin, stays in the scratch directory for the examples after it), offline:
 # HOME a scratch directory (so empty Hugging Face and kvplan caches),
 # HF_HUB_OFFLINE=1, and the Hub and the Ollama registry at a closed loopback
-# port.  stderr and the exit status are not compared.
+# port.  stderr and the exit status are not compared.  Files run side by
+# side, JOBS at a time (default: the number of cores).
 #
 # A mismatch prints `FAIL docs: FILE:LINE: kvplan ARGS: WHAT`, where LINE is
 # the line of the first expected line that differs (or the `$ kvplan` line
@@ -119,12 +120,11 @@ fi
 
 pass=0
 fail=0
-mkdir -p "$tmp/home"
 run_env=(env -u XDG_CACHE_HOME -u HF_HOME -u HF_HUB_CACHE -u HUGGINGFACE_HUB_CACHE
          -u KVPLAN_CACHE -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_TOKEN_PATH
          -u OLLAMA_HOST -u OLLAMA_CONTEXT_LENGTH -u OLLAMA_NUM_PARALLEL
          -u OLLAMA_KV_CACHE_TYPE -u OLLAMA_FLASH_ATTENTION -u VLLM_ALLOW_LONG_MAX_MODEL_LEN
-         HOME="$tmp/home" HF_HUB_OFFLINE=1 OLLAMA_MODELS="$tmp/home/ollama"
+         HF_HUB_OFFLINE=1
          HF_ENDPOINT=http://127.0.0.1:9 KVPLAN_OLLAMA_REGISTRY=http://127.0.0.1:9)
 
 # compare EXPECTED ACTUAL: prints "LINE_INDEX<TAB>WHAT" for the first
@@ -170,31 +170,33 @@ compare() {
     }' "$2"
 }
 
-for f in "$@"; do
-    [ -f "$f" ] || { echo "FAIL docs: $f: no such file"; fail=$((fail + 1)); continue; }
+# run_file FILE DIR: FILE's examples, in order, in DIR; a PASS or FAIL line each
+run_file() {
+    local f=$1 dir=$2 path work n cmdline expline args exp act diff idx what line
     case $f in /*) path=$f ;; *) path=$PWD/$f ;; esac
-    work=$(mktemp -d "$tmp/work.XXXXXX")
+    work=$dir/work
+    mkdir -p "$work" "$dir/home"
     for e in "$root"/*; do ln -s "$e" "$work/"; done
     # one record per example: the $ line's number, the expected lines'
-    # first line number, the arguments, the expected output in a file
+    # first line number, the arguments
     n=0
     while IFS=$'\t' read -r cmdline expline args; do
         n=$((n + 1))
-        exp="$tmp/exp.$n"
+        exp="$dir/exp.$n"
+        act="$dir/act.$n"
+        # the expected lines run to the closing fence (none: no stdout)
         sed -n "${expline},\$p" "$path" | awk '/^```/ { exit } { print }' >"$exp"
-        # the first expected line may be the fence itself (no output)
-        act="$tmp/act.$n"
-        if ! (cd "$work" && eval "set -- $args" && "${run_env[@]}" "$KVPLAN" "$@" >"$act" 2>/dev/null </dev/null); then :; fi
+        if ! (cd "$work" && eval "set -- $args" &&
+              "${run_env[@]}" HOME="$dir/home" OLLAMA_MODELS="$dir/home/ollama" \
+              "$KVPLAN" "$@" >"$act" 2>/dev/null </dev/null); then :; fi
         diff=$(compare "$exp" "$act")
         # an example of nothing but `...` would pass on any output, a crash's too
         if [ -s "$exp" ] && ! grep -qvx -- '\.\.\.' "$exp"; then
             diff=$'-1\tthe example checks nothing: it has no line but ...'
         fi
         if [ -z "$diff" ]; then
-            pass=$((pass + 1))
             echo "PASS docs: $f:$cmdline: kvplan $args"
         else
-            fail=$((fail + 1))
             idx=${diff%%$'\t'*}
             what=${diff#*$'\t'}
             line=$cmdline
@@ -211,6 +213,26 @@ for f in "$@"; do
             want = 0; next
         }
         { want = 0 }' "$path")
+}
+
+# the files side by side (JOBS at a time, default the number of cores),
+# their reports printed in the order given
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+i=0
+for f in "$@"; do
+    i=$((i + 1))
+    if [ ! -f "$f" ]; then
+        echo "FAIL docs: $f: no such file" >"$tmp/out.$i"
+        continue
+    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    run_file "$f" "$tmp/f.$i" >"$tmp/out.$i" &
+done
+wait
+for ((k = 1; k <= i; k++)); do
+    cat "$tmp/out.$k"
+    pass=$((pass + $(grep -c '^PASS ' "$tmp/out.$k")))
+    fail=$((fail + $(grep -c '^FAIL ' "$tmp/out.$k")))
 done
 
 echo
