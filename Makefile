@@ -5,7 +5,7 @@
 #   make test       unit tests, data-driven CLI cases (tests/run.sh), the browser
 #                   build's (web/web.mk: web-check, web-test) and the llama.cpp
 #                   oracle (tests/oracle/run.sh: the real llama.cpp)
-#   make check      unit tests and cases only
+#   make check      unit tests, cases, the vLLM logs and the docs examples
 #   make check SAN=1  those under AddressSanitizer + UBSan (build-san/)
 #   make demo       the catalog table
 #   make install PREFIX=/usr/local   (the tool, the libraries, the header, kvplan.pc, man kvplan)
@@ -84,6 +84,7 @@ check:
 	@KVPLAN=$(CURDIR)/$(B)/kvplan UNIT_DIR=$(CURDIR)/$(B)/tests bash tests/run.sh
 	@$(MAKE) --no-print-directory vllm-logs
 	@$(MAKE) --no-print-directory docs-check
+	@$(MAKE) --no-print-directory docs-examples
 
 # the docs agree with the binary: each command page's Usage block is its
 # --help, docs/kvplan.1 is what tools/docs-man.py makes (tests/docs/help-sync.sh)
@@ -95,6 +96,13 @@ docs-check: $(B)/kvplan
 docs: $(B)/kvplan
 	bash tools/docs-help.sh $(B)/kvplan
 	python3 tools/docs-man.py > docs/kvplan.1
+
+# every ```console example in README.md and docs/ run and its output compared
+# (tests/docs/examples.sh), after the runner's own self-test
+.PHONY: docs-examples
+docs-examples: $(B)/kvplan
+	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/docs/examples.sh --self-test
+	@KVPLAN=$(CURDIR)/$(B)/kvplan bash tests/docs/examples.sh
 
 # vLLM's memory estimate against the public startup logs (tests/vllm-logs)
 .PHONY: vllm-logs

@@ -38,6 +38,11 @@ static const char usage[] =
     "\n"
     "`kvplan COMMAND --help` describes each command.\n";
 
+/* vLLM's KV block rule sets and the releases its memory estimate covers
+ * (lib/rt_vllm.c's versions[], lib/vllm_memory.c's eras). */
+#define VLLM_KV_RULES "0.28.0, 0.29.1"
+#define VLLM_MEMORY_RELEASES "0.9.1-0.29.1"
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -53,7 +58,13 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_USAGE : 0;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        /* The first line stays "kvplan VERSION (JSON schema N)": the web page
+         * shows it.  The llama.cpp rule sets come from the library; vLLM's
+         * are stated here (the library has no accessor for them), and
+         * tests/cases/version-*.case hold them to what --vllm-version takes. */
         printf("kvplan %s (JSON schema %d)\n", KVPLAN_VERSION, KVPLAN_JSON_SCHEMA);
+        printf("llama.cpp rules: %s\n", kvp_llama_versions());
+        printf("vLLM rules: %s (memory profile %s)\n", VLLM_KV_RULES, VLLM_MEMORY_RELEASES);
         return 0;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
