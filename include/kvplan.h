@@ -601,7 +601,6 @@ typedef struct kvp_vllm_result {
     /* each term's error on the public startup logs (tests/vllm-logs), GiB:
      * the largest kvplan makes there; 0 when no log prints that term */
     double band_weights_gib, band_peak_gib, band_graph_gib, band_available_gib;
-    char version_name[16];           /* what version points at */
     uint64_t num_blocks;
     size_t n_groups;
     kvp_vllm_group groups[64];

@@ -853,8 +853,6 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
         return kvp_fail(err, KVP_EUSAGE, "--vllm-version %s: kvplan knows the releases from "
                         "0.9.1 to 0.29.1", p->version);
     const struct vllm_version *v = minor >= 29 ? &versions[1] : &versions[0];
-    snprintf(r->version_name, sizeof r->version_name, "%s",
-             p->version && strlen(p->version) < sizeof r->version_name ? p->version : v->name);
     const kvp_gpu *g = find_gpu(p->gpu);
     if (!g)
         return kvp_fail(err, KVP_EUSAGE, "--gpu %s: unknown GPU; kvplan knows %s", p->gpu,
@@ -862,7 +860,9 @@ int kvp_vllm(const kvp_model *m, const kvp_vllm_params *p, kvp_vllm_result *r, k
     if (p->gpu_memory_utilization < 0 || p->gpu_memory_utilization > 1)
         return kvp_fail(err, KVP_EINPUT, "--gpu-memory-utilization %g: must be in (0, 1]",
                         p->gpu_memory_utilization);
-    r->version = r->version_name;
+    /* the caller's string (it outlives the result, as the params do), so a
+     * result copied or freed never leaves a dangling name behind */
+    r->version = p->version ? p->version : v->name;
     r->gpu = g->name;
     r->gpu_total_bytes = (uint64_t)llround(g->torch_total_gib * GIB);
     if (minor < 28)
