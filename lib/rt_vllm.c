@@ -764,9 +764,7 @@ static int run_stage(const kvp_model *m, const kvp_vllm_params *p, const kvp_gpu
     return 0;
 }
 
-/* Pipeline stages as vLLM's get_pp_indices cuts them: n // pp layers each,
- * the remainder going one each to the stages before the last. */
-static void stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, uint32_t *count)
+void vllm_stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, uint32_t *count)
 {
     uint32_t base = n / pp, rem = n % pp, start = 0;
     *first = *count = 0;
@@ -807,7 +805,7 @@ static int run_stages(const kvp_model *m, const kvp_vllm_params *p, const kvp_gp
     for (uint32_t s = 0; s < r->pp && !rc; s++) {
         kvp_model view = *m;
         uint32_t first, count;
-        stage_range(m->n_layers, r->pp, s, &first, &count);
+        vllm_stage_range(m->n_layers, r->pp, s, &first, &count);
         view.layers = m->layers + first;
         view.n_layers = count;
         *tmp = *base;

@@ -18,6 +18,11 @@ int vllm_minor_of(const char *s);
 int vllm_memory_estimate(const kvp_model *m, const kvp_vllm_params *p, const kvp_gpu *g,
                          int minor, kvp_vllm_result *r, kvp_error *err);
 
+/* Pipeline stage s of pp as vLLM's get_pp_indices cuts n layers: n // pp
+ * each, the remainder one each to the stages before the last (rt_vllm.c;
+ * the KV pools and the weights per stage both follow it). */
+void vllm_stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, uint32_t *count);
+
 /* How the release prints "Available KV cache memory: X GiB": "%.2f" before
  * 0.15, Python's round(x, 2) in shortest repr ("21.5") after. */
 void vllm_format_gib(int minor, double gib, char *buf, size_t n);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vllm_int.h"
 #include "vllm_weights.h"
 
 /* MXFP4 expert re-layout, from "Model loading took" against the computed
@@ -314,27 +315,12 @@ static void rotary(wctx *c)
 
 /* ---- stages ---------------------------------------------------------------- */
 
-/* get_pp_indices: n // pp layers a stage, the remainder one each to the
- * stages before the last. */
-static void stage_range(uint32_t n, uint32_t pp, uint32_t s, uint32_t *first, uint32_t *count)
-{
-    uint32_t base = n / pp, rem = n % pp, start = 0;
-    for (uint32_t i = 0; i <= s; i++) {
-        uint32_t k = base + (rem && i >= pp - 1 - rem && i < pp - 1);
-        if (i == s) {
-            *first = start;
-            *count = k;
-        }
-        start += k;
-    }
-}
-
 static int walk_stage(wctx *c, uint32_t s, uint64_t *total)
 {
     memset(c->bytes, 0, sizeof c->bytes);
     memset(c->exact, 0, sizeof c->exact);
     c->stage = s;
-    stage_range(c->m->n_layers, c->pp, s, &c->first, &c->count);
+    vllm_stage_range(c->m->n_layers, c->pp, s, &c->first, &c->count);
     if (kvp_model_param_walk(c->m, on_tensor, c) || c->bad)
         return -1;
     if (!c->ckpt)
