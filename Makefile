@@ -58,6 +58,7 @@ $(B)/lib/catalog_data.o: $(B)/lib/catalog_data.c
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
 $(B)/libkvplan.a: $(LIB_OBJ)
+	rm -f $@
 	ar rcs $@ $^
 
 $(B)/libkvplan.so: $(LIB_OBJ) lib/kvplan.map

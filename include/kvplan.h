@@ -756,13 +756,22 @@ int kvp_log_parse(const char *text, size_t len, const char *label, kvp_log *out,
 
 /* ---- prefix-cache simulator (vLLM v1 block pool) ---------------------------- */
 
-/* One request of a workload: its prompt and output lengths, and the hashes of
- * its full blocks in order (hashes[hash_off .. hash_off + n_hashes) of the
- * workload).  Equal hash = equal prefix up to and including that block. */
+/* A run of a prompt's content: equal id = equal tokens (ids are 63-bit). */
+typedef struct kvp_sim_chunk {
+    uint64_t id, tokens;
+} kvp_sim_chunk;
+
+/* One request of a workload: its prompt and output lengths, the prompt as
+ * chunks of content in order (chunks[chunk_off .. chunk_off + n_chunks) of
+ * the workload) and the hashes of its full blocks at the workload's block
+ * size (hashes[hash_off .. hash_off + n_hashes)).  Equal hash = equal prefix
+ * up to and including that block. */
 typedef struct kvp_sim_request {
-    double timestamp;               /* ms, as the trace gives it (0 for generators) */
+    double timestamp;               /* arrival in ms from the trace's first (0 for generators) */
     uint64_t prompt_tokens, output_tokens;
     size_t hash_off, n_hashes;
+    size_t chunk_off, n_chunks;     /* none in a hand-built workload */
+    uint32_t conv;                  /* its conversation, 1-based; 0: the format has none */
     uint32_t pass;                  /* a generator's pass over its prompts (cyclic:
                                        R passes, grouped's cyclic order: K), from 0 */
 } kvp_sim_request;
@@ -772,12 +781,34 @@ typedef struct kvp_workload {
     size_t n_req;
     uint64_t *hashes;
     size_t n_hashes;
+    kvp_sim_chunk *chunks;
+    size_t n_chunks;
     uint32_t block_size;            /* the block size the hashes are for */
+    uint32_t n_convs;               /* conversations (0: the format has none) */
+    int hash_output;                /* generators: output blocks are hashed (cached) */
     char name[160];
+    char format[24];                /* mooncake, kv-cache-tester, ragpulse, azure, kvplan, synthetic */
+    char note[240];                 /* what the reader assumed, said beside the results ("" none) */
 } kvp_workload;
 
+/* The trace formats kvp_workload_load reads (NULL-terminated), and the block
+ * size a format's ids are for (0: any, its chunks are content). */
+extern const char *const kvp_trace_formats[];
+uint32_t kvp_trace_native_block(const char *format);
+/* The format of PATH, from its content (a folder: RAGPulse's 0_trace.jsonl
+ * or kv-cache-tester conversations); NULL with err set when none fits. */
+const char *kvp_trace_detect(const char *path, kvp_error *err);
+/* Reads a trace (format NULL: detected) with its blocks hashed at block_size
+ * (0: the format's own, else 16).  Malformed input is an error naming the
+ * file and line. */
+int kvp_workload_load(const char *path, const char *format, uint32_t block_size,
+                      kvp_workload *out, kvp_error *err);
+/* Writes the workload as kvplan's own JSONL (docs/trace-formats.md), which
+ * kvp_workload_load reads back to the same replay; an existing path is kept
+ * unless force. */
+int kvp_workload_write(const kvp_workload *w, const char *path, int force, kvp_error *err);
 /* A Mooncake JSONL trace (timestamp, input_length, output_length, hash_ids;
- * 512-token blocks).  Output blocks are unhashed: the trace has no ids. */
+ * 512-token blocks) at its own block size. */
 int kvp_workload_mooncake(const char *path, kvp_workload *out, kvp_error *err);
 /* shared-prefix:N,P,U[,O]   cyclic:D,T,R[,S[,O]]   grouped:G,K,P,U[,O[,cyclic|grouped]] */
 int kvp_workload_synthetic(const char *spec, uint32_t block_size, kvp_workload *out,

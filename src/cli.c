@@ -65,6 +65,10 @@ static const struct opt {
     {"force", {"--force", NULL}, 0},
     {"trace", {"--trace", NULL}, 1},
     {"workload", {"--workload", NULL}, 1},
+    {"format", {"--format", NULL}, 1},
+    {"export", {"--export", NULL}, 1},
+    {"reuse", {"--reuse", NULL}, 1},
+    {"unbounded", {"--unbounded", NULL}, 0},
     {"capacity-blocks", {"--capacity-blocks", NULL}, 1},
     {"capacity-tokens", {"--capacity-tokens", NULL}, 1},
     {"sweep", {"--sweep", NULL}, 1},
@@ -408,6 +412,16 @@ static int set_opt(const struct opt *op, const char *arg, const char *val, cli_o
         o->force = 1;
     } else if (accepts(SERVE_KEYS, k)) {
         return set_serve_opt(k, arg, val, o);
+    } else if (!strcmp(k, "format")) {
+        o->trace_format = val;
+    } else if (!strcmp(k, "export")) {
+        o->export_path = val;
+    } else if (!strcmp(k, "reuse")) {
+        if (strcmp(val, "prefix") && strcmp(val, "any-position"))
+            return cli_fail(EXIT_USAGE, "%s %s: prefix or any-position", arg, val);
+        o->reuse_any = !strcmp(val, "any-position");
+    } else if (!strcmp(k, "unbounded")) {
+        o->unbounded = 1;
     } else if (!strcmp(k, "trace") || !strcmp(k, "workload") || !strcmp(k, "sweep")) {
         *(k[0] == 't' ? &o->sim_trace : k[0] == 'w' ? &o->sim_workload : &o->sim_sweep) = val;
     } else if (!strcmp(k, "capacity-blocks") || !strcmp(k, "capacity-tokens")) {

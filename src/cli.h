@@ -54,6 +54,10 @@ typedef struct cli_opts {
     int kv_only, force;
     /* sim, techniques */
     const char *sim_trace, *sim_workload, *sim_sweep;
+    const char *trace_format;    /* --format NAME (NULL: detected) */
+    const char *export_path;     /* sim --export FILE: kvplan's JSONL */
+    int reuse_any;               /* sim --reuse any-position: the chunk-reuse what-if too */
+    int unbounded;               /* sim --unbounded: a pool that never evicts */
     const char *apply;       /* techniques --apply LIST */
     uint64_t host_memory;    /* techniques --host-memory */
     int explain;
@@ -130,6 +134,7 @@ int sim_model_pool(const cli_opts *o, kvp_model **m, kvp_vllm_result *r);
 /* "A..B[/POINTS]": the capacities in blocks (malloc'd) */
 int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n);
 /* --trace or --workload, for blocks of bs tokens */
+int sim_block_size(const cli_opts *o, uint32_t *bs);
 int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w);
 /* cmd_sim_serve.c: `kvplan sim --concurrent`, with the options parsed */
 int sim_serve(const cli_opts *o);

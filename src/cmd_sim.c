@@ -158,15 +158,30 @@ static void progress(size_t done, size_t n, void *arg)
     fprintf(stderr, "\rsim: %zu/%zu capacities%s", done, n, done == n ? "\n" : "");
 }
 
+/* The block size a replay without a MODEL uses: --block-size, else the
+ * trace format's own (Mooncake 512, kv-cache-tester 64), else vLLM's 16. */
+int sim_block_size(const cli_opts *o, uint32_t *bs)
+{
+    kvp_error e;
+    const char *fmt = o->trace_format;
+    if (o->block_size) {
+        *bs = o->block_size;
+        return 0;
+    }
+    if (o->sim_trace && !fmt && !(fmt = kvp_trace_detect(o->sim_trace, &e)))
+        return cli_fail_err(&e);
+    *bs = o->sim_trace && kvp_trace_native_block(fmt) ? kvp_trace_native_block(fmt) : 16;
+    return 0;
+}
+
 int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w)
 {
     kvp_error e;
-    if (o->sim_trace && bs != 512)
-        return cli_fail(EXIT_USAGE, "sim: --block-size %u: a Mooncake trace's hash_ids are "
-                        "for 512-token blocks", bs);
-    if (o->sim_trace ? kvp_workload_mooncake(o->sim_trace, w, &e)
+    if (o->sim_trace ? kvp_workload_load(o->sim_trace, o->trace_format, bs, w, &e)
                      : kvp_workload_synthetic(o->sim_workload, bs, w, &e))
         return cli_fail_err(&e);
+    if (w->note[0] && !o->json)
+        fprintf(stderr, "kvplan: %s: %s\n", w->name, w->note);
     return 0;
 }
 
@@ -266,9 +281,7 @@ int sim_model_pool(const cli_opts *o, kvp_model **keep, kvp_vllm_result *r)
     int rc = cli_load_model(&mo, "sim", &m);
     if (rc)
         return rc;
-    cli_vllm_params(o, &p);
-    if (!p.block_size && o->sim_trace)
-        p.block_size = 512; /* the trace's block */
+    cli_vllm_params(o, &p); /* a trace is hashed at the pool's block size */
     if (kvp_vllm(m, &p, r, &e))
         rc = cli_fail_err(&e);
     for (size_t g = 0; !rc && g < r->n_groups; g++)
@@ -339,6 +352,23 @@ static int sequential_only(const cli_opts *o)
     return 0;
 }
 
+/* --export FILE: the workload as kvplan's own JSONL, nothing replayed */
+static int sim_export(const cli_opts *o, uint32_t bs)
+{
+    kvp_workload w;
+    kvp_error e;
+    int rc = sim_load_workload(o, bs, &w);
+    if (rc)
+        return rc;
+    if (kvp_workload_write(&w, o->export_path, o->force, &e))
+        rc = cli_fail_err(&e);
+    else
+        printf("%s: %zu requests of %s (%zu chunks), kvplan's JSONL\n", o->export_path,
+               w.n_req, w.name, w.n_chunks);
+    kvp_workload_free(&w);
+    return rc;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     cli_opts o;
@@ -347,21 +377,26 @@ int cmd_sim(int argc, char **argv)
     int rc = cli_parse(argc, argv, "trace workload capacity-blocks capacity-tokens sweep "
                        "block-size json vllm family concurrent policy arrivals rate seed "
                        "no-async-scheduling mem-fraction-static plot force cpu-tier pcie "
-                       "rate-sweep", &o);
+                       "rate-sweep format export reuse unbounded", &o);
     if (rc)
         return rc;
     if (!o.sim_trace == !o.sim_workload)
         return cli_fail(EXIT_USAGE, "sim: give one of --trace FILE or --workload SPEC "
                         "(see kvplan sim --help)");
+    if (o.export_path) {
+        uint32_t ebs;
+        return (rc = sim_block_size(&o, &ebs)) ? rc : sim_export(&o, ebs);
+    }
     if (o.sim_concurrent)
         return sim_serve(&o);
     if ((rc = sequential_only(&o)))
         return rc;
-    /* Mooncake's ids are per 512 tokens; vLLM's default block is 16 */
-    uint32_t bs = o.block_size ? o.block_size : o.sim_trace ? 512 : 16;
+    uint32_t bs;
     kvp_workload w;
     uint64_t *caps = NULL;
     size_t n = 0;
+    if ((rc = sim_block_size(&o, &bs)))
+        return rc;
     if ((rc = capacities(&o, &bs, &caps, &n)) || (rc = sim_load_workload(&o, bs, &w))) {
         free(caps);
         return rc;

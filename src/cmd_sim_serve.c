@@ -230,7 +230,8 @@ static int setup(const cli_opts *o, serve_job *j)
     /* refused before the replay, not after it (kvp_serve_plot checks again) */
     if (o->plot && !o->force && access(o->plot, F_OK) == 0)
         return cli_fail(EXIT_INPUT, "%s: exists; give --force to overwrite it", o->plot);
-    j->c.block_size = o->block_size ? o->block_size : o->sim_trace ? 512 : 16;
+    if ((rc = sim_block_size(o, &j->c.block_size)))
+        return rc;
     j->c.max_num_batched_tokens = o->max_num_batched_tokens > UINT32_MAX
                                       ? UINT32_MAX : (uint32_t)o->max_num_batched_tokens;
     j->c.max_num_seqs = o->max_num_seqs;
