@@ -815,12 +815,33 @@ int kvp_workload_synthetic(const char *spec, uint32_t block_size, kvp_workload *
                            kvp_error *err);
 void kvp_workload_free(kvp_workload *w);
 
+/* What a workload is before any pool (lib/trace/stats.c). */
+typedef struct kvp_workload_stats {
+    uint64_t requests, conversations, prompt_tokens, output_tokens;
+    double span_seconds;            /* first to last arrival */
+    /* the working set: the distinct blocks an unevicting prefix cache ends up
+     * holding (at the workload's block size), and in tokens */
+    uint64_t working_blocks, working_tokens;
+    uint64_t max_request_blocks;    /* the largest request's prompt and decode */
+    uint64_t unbounded_blocks;      /* a pool that never evicts, the null block included */
+    /* the same for reuse at any position: distinct chunks, each in whole blocks */
+    uint64_t chunk_tokens, chunk_blocks, max_chunk_request_blocks, unbounded_chunk_blocks;
+    /* requests whose conversation sent one before: the share of the prompt the
+     * previous request alone holds (vLLM's rule: full blocks, not the last token) */
+    uint64_t pairs;
+    double consecutive_mean, consecutive_median, consecutive_weighted;
+} kvp_workload_stats;
+
+int kvp_workload_stats_of(const kvp_workload *w, kvp_workload_stats *s, kvp_error *err);
+
 typedef struct kvp_sim_config {
     uint64_t num_blocks;            /* vLLM's num_gpu_blocks, the null block included */
     uint32_t block_size;            /* must equal the workload's */
     int null_block;                 /* 1 (vLLM): block 0 is never allocated */
     int free_unhashed_to_tail;      /* 0 (vLLM today): unhashed blocks go to the head */
     int no_prefix_caching;          /* 1: --no-enable-prefix-caching, nothing is hit or cached */
+    int any_position;               /* 1: the what-if of reusing chunks wherever they occur
+                                       (CacheBlend-style; lib/sim_chunks.c), not a runtime's */
 } kvp_sim_config;
 
 typedef struct kvp_sim_result {
@@ -843,6 +864,12 @@ int kvp_sim_sweep(const kvp_workload *w, const kvp_sim_config *c, const uint64_t
                   void (*progress)(size_t done, size_t n, void *arg), void *arg);
 /* The index i >= 1 where hit_rate rises most from point i-1 (0 if none rises). */
 size_t kvp_sim_cliff(const kvp_sim_result *r, size_t n);
+/* An SVG of a sweep (n >= 2 capacities, increasing): the hit rate against
+ * capacity in tokens, the any-position what-if beside it (any may be NULL),
+ * the cliff marked.  An existing path is kept unless force. */
+int kvp_sim_plot(const char *path, int force, const char *title,
+                 const uint64_t *capacity_tokens, const kvp_sim_result *prefix,
+                 const kvp_sim_result *any, size_t n, kvp_error *err);
 
 /* ---- serving simulator: a concurrent replay with time ----------------------- */
 
@@ -986,7 +1013,9 @@ typedef struct kvp_tech_params {
      * 0 = what the model needs at this setting (vLLM: its KV cache memory) */
     uint64_t memory;
     const char *workload;        /* a synthetic workload spec (kvp_workload_synthetic) */
-    const char *trace;           /* or a Mooncake trace; neither: the DESIGN section 4 workload */
+    const char *trace;           /* or a trace (kvp_workload_load); neither: the DESIGN section 4
+                                    workload */
+    const char *trace_format;    /* the trace's format; NULL: detected */
     const char *apply;           /* "kv-quant=fp8,sliding-window=4096": compose these */
     uint64_t host_memory;        /* the offload row's host tier; 0 = 128 GiB */
 } kvp_tech_params;

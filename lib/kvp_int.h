@@ -27,6 +27,13 @@ void kvp_model_fact(kvp_model *m, const char *name, int64_t value, const char *s
 int kvp_svg_lines2(const char *path, int force, const char *title, const char *xlabel,
                    const double *x, size_t n, const double *const *y,
                    const char *const *labels, kvp_error *err);
+/* Up to four series of rates (0 to 1) against x on one axis, labels[0] and
+ * labels[1] naming the first two, and a dashed line at mark_x (outside x's
+ * range: none): the prefix-cache sweep's hit rates and its cliff. */
+int kvp_svg_rates(const char *path, int force, const char *title, const char *xlabel,
+                  const double *x, size_t n, const double *const *y,
+                  const char *const *labels, size_t n_series, double mark_x,
+                  const char *mark_label, kvp_error *err);
 /* Writes a stacked-area SVG chart (lib/svg.c). */
 int kvp_svg_stacked(const char *path, int force, const char *title, const double *x, size_t n,
                     const double *const *bands, const char *const *labels, size_t n_bands,

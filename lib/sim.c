@@ -105,16 +105,23 @@ static void q_prepend(sim_pool *p, uint32_t id)
     p->n_free++;
 }
 
-int sim_pool_init(sim_pool *p, uint64_t n_blocks, uint32_t block_size, int null_block,
-                  int unhashed_to_tail, kvp_error *err)
+int sim_pool_check(uint64_t n_blocks, uint32_t block_size, int null_block, kvp_error *err)
 {
-    memset(p, 0, sizeof *p);
     if (block_size == 0)
         return kvp_fail(err, KVP_EUSAGE, "sim: the block size must be at least 1");
     if (n_blocks <= (uint64_t)(null_block ? 1 : 0) || n_blocks > SIM_MAX_BLOCKS)
         return kvp_fail(err, KVP_EINPUT, "sim: %llu blocks: the pool needs %s1 usable block "
                         "and at most %llu blocks", (unsigned long long)n_blocks,
                         null_block ? "the null block plus " : "", SIM_MAX_BLOCKS);
+    return 0;
+}
+
+int sim_pool_init(sim_pool *p, uint64_t n_blocks, uint32_t block_size, int null_block,
+                  int unhashed_to_tail, kvp_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (sim_pool_check(n_blocks, block_size, null_block, err))
+        return -1;
     uint64_t map_n = 16;
     while (map_n < 2 * n_blocks)
         map_n <<= 1;
@@ -386,6 +393,9 @@ int kvp_sim_run(const kvp_workload *w, const kvp_sim_config *c, kvp_sim_result *
     if (c->block_size != w->block_size)
         return kvp_fail(err, KVP_EUSAGE, "%s: its hashes are for %u-token blocks, not %u",
                         w->name, w->block_size, c->block_size);
+    if (c->any_position) /* the pool's limits, the chunks' own replay */
+        return sim_pool_check(c->num_blocks, c->block_size, c->null_block, err) ? -1
+               : sim_chunks_run(w, c, out, err);
     if (sim_pool_init(&p, c->num_blocks, c->block_size, c->null_block,
                       c->free_unhashed_to_tail, err))
         return -1;

@@ -37,6 +37,8 @@ typedef struct sim_req {
     uint64_t hit_tokens;
 } sim_req;
 
+/* The pool's limits: a usable block beside the null one, at most SIM_MAX_BLOCKS. */
+int sim_pool_check(uint64_t n_blocks, uint32_t block_size, int null_block, kvp_error *err);
 int sim_pool_init(sim_pool *p, uint64_t n_blocks, uint32_t block_size, int null_block,
                   int unhashed_to_tail, kvp_error *err);
 void sim_pool_destroy(sim_pool *p);
@@ -72,6 +74,11 @@ int sim_pool_allocate(sim_pool *p, sim_req *r, const sim_hit *hit, uint64_t toke
  * for KV still being loaded from another tier become hittable only once it
  * has arrived (vLLM's delay_cache_blocks). */
 void sim_pool_cache(sim_pool *p, sim_req *r, uint64_t from, uint64_t to);
+
+/* The any-position what-if (lib/sim_chunks.c): kvp_sim_run with
+ * c->any_position set. */
+int sim_chunks_run(const kvp_workload *w, const kvp_sim_config *c, kvp_sim_result *out,
+                   kvp_error *err);
 
 /* Copies the free queue, head first; returns its length. */
 size_t sim_pool_queue(const sim_pool *p, uint32_t *out, size_t cap);

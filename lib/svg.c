@@ -228,3 +228,34 @@ int kvp_svg_lines2(const char *path, int force, const char *title, const char *x
     fprintf(f, "</svg>\n");
     return fclose(f) ? kvp_fail(err, KVP_EINPUT, "%s: write failed", path) : 0;
 }
+
+/* ---- rates in [0, 1] on one axis, a marked x ---- */
+
+int kvp_svg_rates(const char *path, int force, const char *title, const char *xlabel,
+                  const double *x, size_t n, const double *const *y,
+                  const char *const *labels, size_t n_series, double mark_x,
+                  const char *mark_label, kvp_error *err)
+{
+    if (n < 2 || !(x[n - 1] > x[0]) || n_series < 1 || n_series > 4)
+        return kvp_fail(err, KVP_EUSAGE, "%s: a chart needs 2+ points over a range of x", path);
+    FILE *f = open_out(path, force, err);
+    if (!f)
+        return -1;
+    frame fr = {x[0], x[n - 1], {1, 1}};
+    const char *ylab[2] = {labels[0], n_series > 1 ? labels[1] : ""};
+    header(f, title);
+    line_axes(f, &fr, xlabel, ylab);
+    for (size_t s = 0; s < n_series; s++)
+        polyline(f, &fr, x, y[s], n, (int)s);
+    if (mark_x >= x[0] && mark_x <= x[n - 1]) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e15759\" "
+                   "stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%d\" font-family=\"sans-serif\" "
+                   "font-size=\"11\" fill=\"#e15759\">",
+                fx(&fr, mark_x), T_MARGIN, fx(&fr, mark_x), H - B_MARGIN, fx(&fr, mark_x) + 4,
+                T_MARGIN + 12);
+        escape(f, mark_label);
+        fprintf(f, "</text>\n");
+    }
+    fprintf(f, "</svg>\n");
+    return fclose(f) ? kvp_fail(err, KVP_EINPUT, "%s: write failed", path) : 0;
+}

@@ -136,6 +136,22 @@ int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n);
 /* --trace or --workload, for blocks of bs tokens */
 int sim_block_size(const cli_opts *o, uint32_t *bs);
 int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w);
+/* the one-at-a-time replay's run, for its report (sim_report.c) */
+typedef struct sim_job {
+    kvp_workload w;
+    kvp_workload_stats st;
+    uint32_t bs;
+    uint64_t *caps;             /* num_blocks per run */
+    size_t n;
+    kvp_sim_result *r;          /* prefix reuse, per capacity */
+    kvp_sim_result *any;        /* the any-position what-if (NULL: not asked) */
+    int sweep, caching;
+    uint64_t block_bytes;       /* with a MODEL: one block's KV over all layers (else 0) */
+    const char *model;
+} sim_job;
+void sim_print_one(const sim_job *j);
+void sim_print_sweep(const sim_job *j);
+void sim_print_json(const sim_job *j);
 /* cmd_sim_serve.c: `kvplan sim --concurrent`, with the options parsed */
 int sim_serve(const cli_opts *o);
 

@@ -185,89 +185,6 @@ int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w)
     return 0;
 }
 
-static json_t *result_json(const kvp_sim_result *r, uint32_t bs)
-{
-    return json_pack("{sI sI sI sI sI sI sf sI sI sI sI sI}",
-                     "capacity_blocks", (json_int_t)r->num_blocks,
-                     "usable_blocks", (json_int_t)r->usable_blocks,
-                     "capacity_tokens", (json_int_t)(r->num_blocks * bs),
-                     "requests", (json_int_t)r->requests,
-                     "prompt_tokens", (json_int_t)r->prompt_tokens,
-                     "hit_tokens", (json_int_t)r->hit_tokens,
-                     "hit_rate", r->hit_rate,
-                     "prefill_tokens_computed", (json_int_t)r->computed_tokens,
-                     "prefill_tokens_saved", (json_int_t)r->hit_tokens,
-                     "evictions", (json_int_t)r->evictions,
-                     "peak_blocks", (json_int_t)r->peak_blocks,
-                     "oversized_requests", (json_int_t)r->oversized);
-}
-
-static void print_json(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, size_t n,
-                       int sweep, int caching)
-{
-    json_t *doc = json_pack("{si ss ss si sb}", "schema", KVPLAN_JSON_SCHEMA, "command", "sim",
-                            "workload", w->name, "block_size", (int)bs, "prefix_caching",
-                            caching);
-    if (!sweep) {
-        json_t *one = result_json(r, bs);
-        json_object_update(doc, one);
-        json_decref(one);
-    } else {
-        json_t *pts = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(pts, result_json(&r[i], bs));
-        json_object_set_new(doc, "points", pts);
-        size_t c = kvp_sim_cliff(r, n);
-        json_object_set_new(doc, "cliff", c ? json_pack("{sI sI sf sf}",
-            "from_blocks", (json_int_t)r[c - 1].num_blocks, "to_blocks",
-            (json_int_t)r[c].num_blocks, "from_hit_rate", r[c - 1].hit_rate, "to_hit_rate",
-            r[c].hit_rate) : json_null());
-    }
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (s)
-        puts(s);
-    free(s);
-    json_decref(doc);
-}
-
-static void print_one(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, int caching)
-{
-    char a[32], b[32], c[32];
-    printf("sim %s · block %u · %s blocks (%s usable, %s tokens)%s\n\n", w->name, bs,
-           fmt_int(r->num_blocks, a, sizeof a), fmt_int(r->usable_blocks, b, sizeof b),
-           fmt_int(r->usable_blocks * bs, c, sizeof c), caching ? "" : " · prefix caching off");
-    printf("requests                %15s\n", fmt_int(r->requests, a, sizeof a));
-    printf("prompt tokens           %15s\n", fmt_int(r->prompt_tokens, a, sizeof a));
-    printf("hit tokens              %15s   hit rate %.4f (vLLM's: hits / prompt tokens)\n",
-           fmt_int(r->hit_tokens, a, sizeof a), r->hit_rate);
-    printf("prefill tokens computed %15s\n", fmt_int(r->computed_tokens, a, sizeof a));
-    printf("prefill tokens saved    %15s\n", fmt_int(r->hit_tokens, a, sizeof a));
-    printf("evictions               %15s\n", fmt_int(r->evictions, a, sizeof a));
-    printf("peak blocks in use      %15s\n", fmt_int(r->peak_blocks, a, sizeof a));
-    printf("oversized requests      %15s%s\n", fmt_int(r->oversized, a, sizeof a),
-           r->oversized ? "   (larger than the pool: counted as misses)" : "");
-}
-
-static void print_sweep(const kvp_workload *w, uint32_t bs, const kvp_sim_result *r, size_t n)
-{
-    char a[32], b[32], c[32], d[32];
-    printf("sim %s · block %u · hit rate vs capacity\n\n", w->name, bs);
-    printf("%14s %16s %9s %16s %14s %9s\n", "blocks", "tokens", "hit rate", "hit tokens",
-           "evictions", "oversized");
-    for (size_t i = 0; i < n; i++)
-        printf("%14s %16s %9.4f %16s %14s %9llu\n", fmt_int(r[i].num_blocks, a, sizeof a),
-               fmt_int(r[i].num_blocks * bs, b, sizeof b), r[i].hit_rate,
-               fmt_int(r[i].hit_tokens, c, sizeof c), fmt_int(r[i].evictions, d, sizeof d),
-               (unsigned long long)r[i].oversized);
-    size_t k = kvp_sim_cliff(r, n);
-    if (k)
-        printf("\ncliff: the hit rate rises most between %s and %s blocks (%.4f -> %.4f)\n",
-               fmt_int(r[k - 1].num_blocks, a, sizeof a), fmt_int(r[k].num_blocks, b, sizeof b),
-               r[k - 1].hit_rate, r[k].hit_rate);
-    else
-        printf("\ncliff: none (the hit rate does not rise over this range)\n");
-}
-
 /* The pool vLLM would build for MODEL with these settings (as `kvplan mem
  * --runtime vllm` predicts it).  The simulator has one group of
  * full-attention blocks, so models whose layers vLLM splits into other kinds
@@ -296,45 +213,61 @@ int sim_model_pool(const cli_opts *o, kvp_model **keep, kvp_vllm_result *r)
     return rc;
 }
 
-static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs)
+static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs, uint64_t *bytes)
 {
     kvp_vllm_result *r = malloc(sizeof *r);
     if (!r)
         return cli_fail(EXIT_INPUT, "sim: out of memory");
     int rc = sim_model_pool(o, NULL, r);
     if (!rc)
-        *blocks = r->num_blocks, *bs = r->block_size;
+        *blocks = r->num_blocks, *bs = r->block_size, *bytes = r->pool_block_bytes;
     free(r);
     return rc;
 }
 
-/* The capacities to run: the sweep's, or the one given in blocks or tokens,
- * or the pool of a model under vLLM. */
-static int capacities(const cli_opts *o, uint32_t *bs, uint64_t **caps, size_t *n)
+/* "auto[/P]": P capacities from the largest request's blocks (below it every
+ * request is oversized) to a pool that never evicts */
+static int auto_sweep(const char *spec, int any, const sim_job *j, uint64_t **caps, size_t *n)
 {
-    int given = !!o->capacity_blocks + !!o->capacity_tokens + !!o->sim_sweep + !!o->model;
+    char buf[64];
+    uint64_t lo = (any ? j->st.max_chunk_request_blocks : j->st.max_request_blocks) + 1;
+    uint64_t hi = any && j->st.unbounded_chunk_blocks > j->st.unbounded_blocks
+                      ? j->st.unbounded_chunk_blocks : j->st.unbounded_blocks;
+    const char *pts = spec[4] == '/' ? spec + 5 : "11";
+    if (spec[4] && spec[4] != '/')
+        return cli_fail(EXIT_USAGE, "--sweep %s: expected A..B[/POINTS] or auto[/POINTS]", spec);
+    snprintf(buf, sizeof buf, "%llu..%llu/%s", (unsigned long long)(lo < 2 ? 2 : lo),
+             (unsigned long long)(hi > lo ? hi : lo + 1), pts);
+    return sim_parse_sweep(buf, caps, n);
+}
+
+/* The capacities to run: the sweep's, or the one given in blocks or tokens,
+ * or a pool that never evicts, or the pool of a model under vLLM. */
+static int capacities(const cli_opts *o, sim_job *j)
+{
+    int given = !!o->capacity_blocks + !!o->capacity_tokens + !!o->sim_sweep + !!o->model +
+                !!o->unbounded;
     uint64_t c = 0;
     if (given != 1)
         return cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
-                        "--sweep or a MODEL (see kvplan sim --help)");
+                        "--sweep, --unbounded or a MODEL (see kvplan sim --help)");
+    if (o->sim_sweep && !strncmp(o->sim_sweep, "auto", 4))
+        return j->sweep = 1, auto_sweep(o->sim_sweep, o->reuse_any, j, &j->caps, &j->n);
     if (o->sim_sweep)
-        return sim_parse_sweep(o->sim_sweep, caps, n);
-    if (o->model) {
-        int rc = model_pool(o, &c, bs);
-        if (rc)
-            return rc;
-    } else {
-        c = o->capacity_blocks ? o->capacity_blocks : o->capacity_tokens / *bs;
-    }
+        return j->sweep = 1, sim_parse_sweep(o->sim_sweep, &j->caps, &j->n);
+    if (o->unbounded)
+        c = o->reuse_any && j->st.unbounded_chunk_blocks > j->st.unbounded_blocks
+                ? j->st.unbounded_chunk_blocks : j->st.unbounded_blocks;
+    else
+        c = o->capacity_blocks ? o->capacity_blocks : o->capacity_tokens / j->bs;
     if (c < 2 || c > (1ull << 24))
         return cli_fail(EXIT_INPUT, "sim: a capacity of %llu blocks of %u tokens: the pool "
                         "needs 2 to 2^24 blocks (the null block and one usable)",
-                        (unsigned long long)c, *bs);
-    *caps = malloc(sizeof **caps);
-    if (!*caps)
+                        (unsigned long long)c, j->bs);
+    if (!(j->caps = malloc(sizeof *j->caps)))
         return cli_fail(EXIT_INPUT, "sim: out of memory");
-    **caps = c;
-    *n = 1;
+    j->caps[0] = c;
+    j->n = 1;
     return 0;
 }
 
@@ -343,7 +276,7 @@ static int sequential_only(const cli_opts *o)
 {
     const char *opt = o->sim_policy ? "--policy" : o->sim_arrivals ? "--arrivals"
                       : o->sim_rate > 0 ? "--rate" : o->no_async ? "--no-async-scheduling"
-                      : o->mem_fraction > 0 ? "--mem-fraction-static" : o->plot ? "--plot"
+                      : o->mem_fraction > 0 ? "--mem-fraction-static"
                       : o->cpu_tier ? "--cpu-tier" : o->pcie_gen ? "--pcie"
                       : o->rate_sweep ? "--rate-sweep" : NULL;
     if (opt)
@@ -369,6 +302,93 @@ static int sim_export(const cli_opts *o, uint32_t bs)
     return rc;
 }
 
+/* The replays: prefix reuse at each capacity, and the what-if beside it. */
+static int replay(const cli_opts *o, sim_job *j)
+{
+    kvp_sim_config c;
+    kvp_error e;
+    kvp_sim_defaults(&c);
+    c.block_size = j->bs;
+    c.no_prefix_caching = !j->caching;
+    j->r = calloc(j->n, sizeof *j->r);
+    if (o->reuse_any)
+        j->any = calloc(j->n, sizeof *j->any);
+    if (!j->r || (o->reuse_any && !j->any))
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    int tty = j->n > 1 && isatty(2);
+    if (kvp_sim_sweep(&j->w, &c, j->caps, j->n, j->r, &e, tty ? progress : NULL, NULL))
+        return cli_fail_err(&e);
+    c.any_position = 1;
+    if (j->any && kvp_sim_sweep(&j->w, &c, j->caps, j->n, j->any, &e, tty ? progress : NULL, NULL))
+        return cli_fail_err(&e);
+    return 0;
+}
+
+/* --plot F.svg: the sweep's hit rates against capacity, the cliff marked */
+static int plot(const cli_opts *o, const sim_job *j)
+{
+    kvp_error e;
+    char title[256];
+    uint64_t *tok = malloc(j->n * sizeof *tok);
+    if (!tok)
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    for (size_t i = 0; i < j->n; i++)
+        tok[i] = j->caps[i] * j->bs;
+    snprintf(title, sizeof title, "%s · hit rate vs capacity (block %u)", j->w.name, j->bs);
+    int rc = kvp_sim_plot(o->plot, o->force, title, tok, j->r, j->any, j->n, &e)
+                 ? cli_fail_err(&e) : 0;
+    free(tok);
+    if (!rc && !o->json)
+        printf("\n%s: hit rate against capacity, the cliff marked\n", o->plot);
+    return rc;
+}
+
+static int sequential(const cli_opts *o)
+{
+    sim_job j;
+    kvp_error e;
+    memset(&j, 0, sizeof j);
+    j.caching = o->prefix_caching != 0;
+    j.model = o->model;
+    int rc = sim_block_size(o, &j.bs);
+    if (!rc && o->model) { /* the model's pool sets the block size the trace is hashed at */
+        uint64_t c = 0;
+        if (!(rc = model_pool(o, &c, &j.bs, &j.block_bytes)) && !(j.caps = malloc(sizeof *j.caps)))
+            rc = cli_fail(EXIT_INPUT, "sim: out of memory");
+        if (!rc)
+            j.caps[0] = c, j.n = 1;
+    }
+    if (o->plot && !o->sim_sweep && !rc)
+        rc = cli_fail(EXIT_USAGE, "--plot %s: draws a capacity sweep; give --sweep A..B[/P] or "
+                      "--sweep auto", o->plot);
+    if (o->plot && !o->force && !rc && access(o->plot, F_OK) == 0)
+        rc = cli_fail(EXIT_INPUT, "%s: exists; give --force to overwrite it", o->plot);
+    if (rc || (rc = sim_load_workload(o, j.bs, &j.w))) {
+        free(j.caps);
+        return rc;
+    }
+    if (kvp_workload_stats_of(&j.w, &j.st, &e))
+        rc = cli_fail_err(&e);
+    else if (!o->model)
+        rc = capacities(o, &j);
+    else if (o->capacity_blocks || o->capacity_tokens || o->sim_sweep || o->unbounded)
+        rc = cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
+                      "--sweep, --unbounded or a MODEL (see kvplan sim --help)");
+    if (!rc && !(rc = replay(o, &j))) {
+        if (o->json)
+            sim_print_json(&j);
+        else
+            j.sweep ? sim_print_sweep(&j) : sim_print_one(&j);
+        if (o->plot)
+            rc = plot(o, &j);
+    }
+    free(j.r);
+    free(j.any);
+    free(j.caps);
+    kvp_workload_free(&j.w);
+    return rc;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     cli_opts o;
@@ -383,42 +403,19 @@ int cmd_sim(int argc, char **argv)
     if (!o.sim_trace == !o.sim_workload)
         return cli_fail(EXIT_USAGE, "sim: give one of --trace FILE or --workload SPEC "
                         "(see kvplan sim --help)");
+    if (o.trace_format && !o.sim_trace)
+        return cli_fail(EXIT_USAGE, "--format %s: names a --trace file's format",
+                        o.trace_format);
     if (o.export_path) {
         uint32_t ebs;
         return (rc = sim_block_size(&o, &ebs)) ? rc : sim_export(&o, ebs);
     }
+    if (o.sim_concurrent && (o.reuse_any || o.unbounded))
+        return cli_fail(EXIT_USAGE, "sim: %s is for the one-at-a-time replay, not --concurrent",
+                        o.reuse_any ? "--reuse any-position" : "--unbounded");
     if (o.sim_concurrent)
         return sim_serve(&o);
     if ((rc = sequential_only(&o)))
         return rc;
-    uint32_t bs;
-    kvp_workload w;
-    uint64_t *caps = NULL;
-    size_t n = 0;
-    if ((rc = sim_block_size(&o, &bs)))
-        return rc;
-    if ((rc = capacities(&o, &bs, &caps, &n)) || (rc = sim_load_workload(&o, bs, &w))) {
-        free(caps);
-        return rc;
-    }
-    kvp_sim_result *r = calloc(n, sizeof *r);
-    kvp_sim_config c;
-    kvp_error e;
-    kvp_sim_defaults(&c);
-    c.block_size = bs;
-    c.no_prefix_caching = o.prefix_caching == 0;
-    if (!r)
-        rc = cli_fail(EXIT_INPUT, "sim: out of memory");
-    else if (kvp_sim_sweep(&w, &c, caps, n, r, &e, n > 1 && isatty(2) ? progress : NULL, NULL))
-        rc = cli_fail_err(&e);
-    else if (o.json)
-        print_json(&w, bs, r, n, o.sim_sweep != NULL, !c.no_prefix_caching);
-    else if (o.sim_sweep)
-        print_sweep(&w, bs, r, n);
-    else
-        print_one(&w, bs, r, !c.no_prefix_caching);
-    free(r);
-    free(caps);
-    kvp_workload_free(&w);
-    return rc;
+    return sequential(&o);
 }

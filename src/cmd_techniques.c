@@ -38,7 +38,10 @@ static const char help[] =
     "  --workload SPEC       prefix-reuse and the paged length mix: shared-prefix:N,P,U[,O],\n"
     "                        cyclic:D,T,R[,S[,O]], grouped:G,K,P,U[,O] (as kvplan sim);\n"
     "                        default shared-prefix:32,16384,256,64 (DESIGN section 4)\n"
-    "  --trace FILE          a Mooncake trace instead (512-token blocks)\n"
+    "  --trace FILE          a trace instead: Mooncake, kv-cache-tester (a file or a\n"
+    "                        folder), RAGPulse, Azure or kvplan's JSONL, hashed at the\n"
+    "                        pool's block size (see kvplan sim --help)\n"
+    "  --format NAME         the trace's format, when detection should not choose\n"
     "  --apply LIST          compose store-fewer-bytes techniques, e.g.\n"
     "                        kv-quant=fp8,sliding-window=4096: each alone, together, and the\n"
     "                        product of the single multipliers. Parameters:\n"
@@ -451,7 +454,7 @@ int cmd_techniques(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "ctx-size parallel cache-type-k cache-type-v runtime json batch-size "
                        "ubatch-size flash-attn swa-full kv-unified no-kv-unified llama-version "
-                       "memory workload trace apply host-memory explain vllm family",
+                       "memory workload trace format apply host-memory explain vllm family",
                        &o);
     if (rc)
         return rc;
@@ -471,6 +474,7 @@ int cmd_techniques(int argc, char **argv)
     p.memory = o.memory;
     p.workload = o.sim_workload;
     p.trace = o.sim_trace;
+    p.trace_format = o.trace_format;
     p.apply = o.apply;
     p.host_memory = o.host_memory;
     kvp_tech_result *r = malloc(sizeof *r);

@@ -30,25 +30,10 @@ static void default_workload(const tech_ctx *c, char *buf, size_t n)
 int tech_load_workload(const tech_ctx *c, uint32_t bs, kvp_workload *w, kvp_error *err)
 {
     char spec[96];
-    if (c->p->trace) {
-        if (bs != 512)
-            return kvp_fail(err, KVP_EUSAGE, "%s: a Mooncake trace's hash_ids are for 512-token "
-                            "blocks, not %u", c->p->trace, bs);
-        return kvp_workload_mooncake(c->p->trace, w, err);
-    }
+    if (c->p->trace) /* any format kvplan reads, hashed at the pool's block */
+        return kvp_workload_load(c->p->trace, c->p->trace_format, bs, w, err);
     default_workload(c, spec, sizeof spec);
     return kvp_workload_synthetic(c->p->workload ? c->p->workload : spec, bs, w, err);
-}
-
-/* A pool that never evicts: every block of every request, the null block
- * and one spare. */
-static uint64_t unbounded_blocks(const kvp_workload *w)
-{
-    uint64_t n = 2;
-    for (size_t i = 0; i < w->n_req && n < SIM_CAP; i++)
-        n += (w->req[i].prompt_tokens + w->req[i].output_tokens + w->block_size - 1) /
-             w->block_size;
-    return n < SIM_CAP ? n : SIM_CAP;
 }
 
 /* The pool the model gets: vLLM's, or on the setting's memory a pool of
@@ -59,15 +44,13 @@ static int model_pool(const tech_ctx *c, kvp_tech_recompute *rc, char *why, size
 {
     tech_census k;
     tech_census_of(c->m, &k);
-    rc->block_size = c->p->trace ? 512 : 16;
+    rc->block_size = 16; /* vLLM's default; its own pool may say otherwise */
     if (c->r->runtime == KVP_RT_VLLM) {
         kvp_vllm_params v = c->vllm;
         kvp_vllm_result *r = malloc(sizeof *r);
         kvp_error e;
         if (!r)
             return kvp_fail(err, KVP_EINPUT, "out of memory");
-        if (c->p->trace && !v.block_size)
-            v.block_size = 512;
         if (kvp_vllm(c->m, &v, r, &e)) {
             snprintf(why, n, "%s", e.msg);
         } else {
@@ -165,8 +148,12 @@ static int simulate(const tech_ctx *c, kvp_tech_row *row, kvp_error *err)
         return -1;
     snprintf(c->r->workload, sizeof c->r->workload, "%s%s", w.name,
              c->p->trace || c->p->workload ? "" : " (the default, after DESIGN section 4)");
-    rc->unbounded_blocks = unbounded_blocks(&w);
-    int r = replay(&w, rc->unbounded_blocks, &full, err);
+    kvp_workload_stats st;
+    int r = kvp_workload_stats_of(&w, &st, err);
+    /* a pool that never evicts (kvp_workload_stats), within the simulator's limit */
+    rc->unbounded_blocks = st.unbounded_blocks < SIM_CAP ? st.unbounded_blocks : SIM_CAP;
+    if (!r)
+        r = replay(&w, rc->unbounded_blocks, &full, err);
     if (!r && rc->pool_computed)
         r = replay(&w, rc->pool_blocks < rc->unbounded_blocks ? rc->pool_blocks
                                                                : rc->unbounded_blocks, &pool, err);
