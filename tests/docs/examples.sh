@@ -235,7 +235,7 @@ start_remote() {
 strays() {
     awk '
     /^```/ {
-        if (inb) { inb = 0; next }
+        if (inb) { inb = 0; prev = "```"; next }
         inb = 1; lang = substr($0, 4); sub(/[ \t]+$/, "", lang)
         exempt = (lang == "console") || (usage && !used) || (prev ~ /^<!-- examples: not run: .+-->$/)
         if (usage) used = 1
