@@ -225,6 +225,15 @@ for rid in sorted(SPECIAL_REPOS):
         subprocess.run(["cp", "--sparse=always", src, dst], check=True)
 PY
 
+# The name docs/runtimes/ollama.md uses (hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M, run
+# by tests/docs/examples.sh): kvtest/Qwen3-8B-GGUF's two single-file quants.
+u=$out/hf/unsloth/Qwen3-8B-GGUF
+mkdir -p "$u"
+readme "$u" unsloth/Qwen3-8B-GGUF
+gitattributes "$u"
+link "$g/Qwen3-8B-Q4_K_M.gguf" "$u/Qwen3-8B-Q4_K_M.gguf"
+link "$g/Qwen3-8B-Q8_0.gguf" "$u/Qwen3-8B-Q8_0.gguf"
+
 # A CDN that cuts the transfer inside the GGUF header (test/truncate cuts at
 # half the file, long after the header).
 t=$out/hf/kvtest/Qwen3-8B-GGUF-truncated
