@@ -118,7 +118,8 @@ static int rp_load_table(rp_table *t, const char *dir, kvp_error *err)
     fclose(f);
     if (rc)
         return rc;
-    qsort(t->v, t->n, sizeof *t->v, by_id);
+    if (t->n > 1) /* an empty file has no array at all */
+        qsort(t->v, t->n, sizeof *t->v, by_id);
     for (size_t i = 1; i < t->n; i++)
         if (t->v[i].id == t->v[i - 1].id)
             return kvp_fail(err, KVP_EINPUT, "%s:%zu: %s %llu again (first on line %zu)", path,
@@ -327,10 +328,11 @@ static int rp_paths(const char *path, char *dir, size_t dn, char *trace, size_t 
         n = snprintf(trace, tn, "%s/0_trace.jsonl", path);
     } else {
         const char *slash = strrchr(path, '/');
-        if (slash)
-            snprintf(dir, dn, "%.*s", (int)(slash - path ? slash - path : 1), path);
-        else
+        size_t len = slash ? (size_t)(slash - path) : 0;
+        if (!slash)
             snprintf(dir, dn, ".");
+        else /* "/0_trace.jsonl" is in "/" */
+            snprintf(dir, dn, "%.*s", (int)(len ? len : 1), path);
         n = snprintf(trace, tn, "%s", path);
     }
     if (strlen(path) >= dn || n < 0 || (size_t)n >= tn)
