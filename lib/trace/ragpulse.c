@@ -297,9 +297,10 @@ static int rp_request(rp_ctx *x, json_t *o, const char *where, kvp_error *err)
     size_t before = x->b.w->n_req;
     if (wl_add(&x->b, x->c, n, out, ms, conv, err))
         return -1;
-    /* <= 2^24 requests of <= 2^40 tokens each: the sums fit in 64 bits */
-    x->chunk_tokens += x->b.w->req[before].prompt_tokens;
-    x->input_tokens += in;
+    /* 2^24 requests of 2^40 tokens would reach 2^64: saturate (only said) */
+    uint64_t p = x->b.w->req[before].prompt_tokens;
+    x->chunk_tokens = p > UINT64_MAX - x->chunk_tokens ? UINT64_MAX : x->chunk_tokens + p;
+    x->input_tokens = in > UINT64_MAX - x->input_tokens ? UINT64_MAX : x->input_tokens + in;
     return 0;
 }
 
