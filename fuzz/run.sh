@@ -52,6 +52,15 @@ for t in fuzz/fuzz_*.c; do
     fuzz_gguf_prefix) cp -n tests/data/twin/*.gguf "$corpus"/ 2>/dev/null || true ;;
     fuzz_log) cp -n tests/data/logs/*.log "$corpus"/ 2>/dev/null || true ;;
     fuzz_trace) cp -n tests/data/sim/*.jsonl "$corpus"/ 2>/dev/null || true ;;
+    fuzz_trace_conv) # kv-cache-tester files as they are, RAGPulse folders as their files
+        # joined by 0xff, and a sample cut to 3 requests (under -max_len)
+        for f in tests/data/traces/kvt-*/*.json tests/data/traces/bad/kvt-*.json; do
+            g=${f#tests/data/traces/} && cp "$f" "$corpus/${g//\//-}"; done
+        for d in tests/data/traces/rp-small tests/data/traces/bad/rp-*; do
+            for f in 0_trace 1_sys_prompt 2_passages 3_history 4_user_input 5_web_search; do
+                cat "$d/$f.jsonl" 2>/dev/null || true; printf '\377'; done >"$corpus/${d##*/}"; done
+        jq -c '.requests |= .[:3]' tests/data/traces/kv-cache-tester/trace_0008.json \
+            >"$corpus/trace_0008-3.json" 2>/dev/null || true ;;
     esac
     # seeds of the parsers of remote answers (manifests, Hub JSON) live beside them
     [ ! -d "fuzz/seeds/$name" ] || cp -n "fuzz/seeds/$name"/* "$corpus"/ 2>/dev/null || true
