@@ -20,13 +20,13 @@ static void print_workload(const sim_job *j)
 {
     const kvp_workload_stats *s = &j->st;
     char a[32], b[32], c[32], d[32];
-    printf("\nworkload (%s)%*s%15s requests", j->w.format, (int)(12 - strlen(j->w.format)), "",
-           fmt_int(s->requests, a, sizeof a));
+    printf("\nworkload                %15s requests", fmt_int(s->requests, a, sizeof a));
     if (s->conversations)
         printf(" in %s conversations", fmt_int(s->conversations, a, sizeof a));
     if (s->span_seconds > 0)
         printf(" over %s s", fmt_int((uint64_t)(s->span_seconds + 0.5), a, sizeof a));
-    printf("\nworking set             %15s blocks = %s tokens", fmt_int(s->working_blocks, a,
+    printf(" (%s)\n", j->w.format);
+    printf("working set             %15s blocks = %s tokens", fmt_int(s->working_blocks, a,
            sizeof a), fmt_int(s->working_tokens, b, sizeof b));
     if (j->block_bytes)
         printf(" = %.2f GiB of %s's KV", (double)s->working_blocks * (double)j->block_bytes /
