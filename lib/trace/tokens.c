@@ -454,9 +454,9 @@ static int write_check(const kvp_workload *w, const char *path, kvp_error *err)
                             "workload's", path, i + 1);
         for (size_t j = 0; j < r->n_chunks; j++) {
             const kvp_sim_chunk *c = &w->chunks[r->chunk_off + j];
-            if (c->id > ID_MAX || c->tokens == 0 || c->tokens > KVP_MAX_TOKENS - sum)
+            if (c->tokens && (c->id > ID_MAX || c->tokens > KVP_MAX_TOKENS - sum))
                 return kvp_fail(err, KVP_EINPUT, "%s: request %zu has a chunk kvplan's JSONL "
-                                "cannot hold (id >= 2^63, or 0 tokens)", path, i + 1);
+                                "cannot hold (an id of 2^63 or more)", path, i + 1);
             sum += c->tokens;
         }
         if (sum != r->prompt_tokens || r->output_tokens > KVP_MAX_TOKENS)
@@ -481,11 +481,15 @@ static int write_request(FILE *f, const kvp_workload *w, const kvp_sim_request *
         (w->hash_output && fputs(", \"output_cached\": true", f) < 0) ||
         fputs(", \"chunks\": [", f) < 0)
         return -1;
+    int first = 1;
     for (size_t j = 0; j < r->n_chunks; j++) {
         const kvp_sim_chunk *c = &w->chunks[r->chunk_off + j];
-        if (fprintf(f, "%s[%llu, %llu]", j ? ", " : "", (unsigned long long)c->id,
+        if (c->tokens == 0) /* no content, no effect on any hash: left out */
+            continue;
+        if (fprintf(f, "%s[%llu, %llu]", first ? "" : ", ", (unsigned long long)c->id,
                     (unsigned long long)c->tokens) < 0)
             return -1;
+        first = 0;
     }
     return fputs("]}\n", f) < 0 ? -1 : 0;
 }
