@@ -503,9 +503,12 @@ int kvp_workload_write(const kvp_workload *w, const char *path, int force, kvp_e
         return errno == EEXIST
                    ? kvp_fail(err, KVP_EINPUT, "%s exists (--force replaces it)", path)
                    : kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno));
-    struct stat st;
-    /* only a regular file is removed on failure (never a device or a pipe) */
-    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    struct stat st, lst;
+    /* only the regular file at path itself is removed on failure: never a
+     * device or a pipe, nor a symbolic link such as /dev/stdout in its target's
+     * stead */
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lstat(path, &lst) == 0 &&
+                  !S_ISLNK(lst.st_mode) && st.st_dev == lst.st_dev && st.st_ino == lst.st_ino;
     FILE *f = fdopen(fd, "w");
     if (!f) {
         int e = errno;
