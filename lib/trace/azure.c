@@ -178,8 +178,8 @@ static int az_line(void *ctx, char *line, size_t len, const char *where, kvp_err
     return 0;
 }
 
-/* Arrivals in ms from the earliest row (the first, in a trace in order), on
- * the trace's own 100 ns grid: ticks * 100 ns / 1e6, one rounding. */
+/* Arrivals in ms from the earliest row (the first, in a trace in order), from
+ * the trace's own 100 ns ticks with one rounding. */
 static int az_build(az_ctx *x, wl_builder *b, kvp_error *err)
 {
     int64_t t0 = x->n ? x->rows[0].ticks : 0;
@@ -187,10 +187,12 @@ static int az_build(az_ctx *x, wl_builder *b, kvp_error *err)
         if (x->rows[i].ticks < t0)
             t0 = x->rows[i].ticks;
     for (size_t i = 0; i < x->n; i++) {
-        /* both ends lie in years 1..9999, so the difference fits in 2^62 */
-        int64_t ns = (x->rows[i].ticks - t0) * 100;
+        /* both ends lie in years 1..9999, so the difference (< 3.2e18 ticks)
+         * fits; in ns it might not.  ticks / 1e4 is the same one rounding of
+         * the same number as ns / 1e6, the grid kvplan's JSONL keeps. */
+        int64_t ticks = x->rows[i].ticks - t0;
         kvp_sim_chunk c = {wl_unique(b), x->rows[i].context};
-        if (wl_add(b, &c, 1, x->rows[i].generated, (double)ns / 1e6, 0, err))
+        if (wl_add(b, &c, 1, x->rows[i].generated, (double)ticks / 1e4, 0, err))
             return -1;
     }
     kvp_workload *w = b->w;
