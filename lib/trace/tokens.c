@@ -371,6 +371,8 @@ static int tk_request(tk_ctx *x, json_t *o, const char *where, kvp_error *err)
 static int tk_line(void *ctx, char *line, size_t len, const char *where, kvp_error *err)
 {
     json_error_t je;
+    if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) /* a UTF-8 byte-order mark */
+        line += 3, len -= 3;
     json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!o)
         return kvp_fail(err, KVP_EINPUT, "%s: bad JSON at column %d: %s", where, je.column,
