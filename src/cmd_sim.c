@@ -218,7 +218,7 @@ int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w)
     if (o->sim_trace ? kvp_workload_load(o->sim_trace, o->trace_format, bs, w, &e)
                      : kvp_workload_synthetic(o->sim_workload, bs, w, &e))
         return cli_fail_err(&e);
-    if (w->note[0] && !o->json)
+    if (w->note[0] && !o->json && !o->export_path)
         fprintf(stderr, "kvplan: %s: %s\n", w->name, w->note);
     return 0;
 }

@@ -1,4 +1,4 @@
-/* tokens.c - kvplan's own JSONL workload (docs/trace-formats-kvplan.md), the
+/* tokens.c - kvplan's own JSONL workload (docs/trace-formats.md), the
  * one format users can export their servers' logs into and the one kvplan
  * writes: a request per line with its arrival, conversation, output length
  * and its prompt as token ids, as content chunks, or as prefix block hashes.

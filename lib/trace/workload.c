@@ -103,12 +103,16 @@ int wl_add(wl_builder *b, const kvp_sim_chunk *c, size_t n, uint64_t output,
     r->output_tokens = output;
     r->conv = conv;
     r->chunk_off = w->n_chunks;
-    r->n_chunks = n;
-    memcpy(w->chunks + w->n_chunks, c, n * sizeof *c);
+    /* a chunk of no tokens (a generator's empty suffix) names nothing */
     kvp_sim_chunk *all = w->chunks + w->n_chunks;
-    size_t nall = n;
+    size_t nall = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].tokens)
+            all[nall++] = c[i];
+    n = nall;
     if (w->hash_output && output)
         all[nall++] = (kvp_sim_chunk){wl_unique(b), output};
+    r->n_chunks = n;
     r->hash_off = w->n_hashes;
     r->n_hashes = (size_t)nh;
     if (nh) /* no full block: no hashes, and maybe no array yet */
@@ -277,7 +281,8 @@ const char *kvp_trace_detect(const char *path, kvp_error *err)
                             (memmem(p, rest, "\"requests\"", 10) && memmem(p, rest, "\"block_size\"", 12)));
     if (!strncmp(p, "TIMESTAMP,", 10))
         return "azure";
-    if (doc && !HAS("\"input_length\"") && !HAS("\"tokens\"") && !HAS("\"chunks\""))
+    if (doc && !HAS("\"input_length\"") && !HAS("\"tokens\"") && !HAS("\"chunks\"") &&
+        !HAS("\"hashes\""))
         return "kv-cache-tester";
     if (*p == '{' && HAS("\"session_id\"") && HAS("\"passages_ids\""))
         return "ragpulse";
