@@ -7,8 +7,10 @@
  * The pool holds whole chunks in whole blocks of their own (a chunk of t
  * tokens takes ceil(t / block) blocks), least recently used first out; the
  * chunks of the request being served are pinned.  Requests run one at a
- * time, as kvp_sim_run's prefix replay: every prompt chunk found is a hit of
- * all its tokens, the rest are computed and cached; the output takes blocks
+ * time, as kvp_sim_run's prefix replay: every prompt chunk cached by an
+ * earlier request is a hit of all its tokens, the rest are computed and
+ * cached (a chunk a prompt repeats is computed with it: nothing of this
+ * prompt's is cached before its prefill); the output takes blocks
  * while it is decoded and is not kept.  The last prompt token is never a hit
  * (the logits need it), as in vLLM. */
 #include <stdlib.h>
@@ -22,6 +24,7 @@ typedef struct chunk_pool {
     uint64_t *key;          /* entry -> chunk id */
     uint64_t *blocks;       /* entry -> blocks it holds */
     uint64_t *stamp;        /* entry -> the request that last used it (1-based) */
+    uint64_t *born;         /* entry -> the request that computed it */
     uint32_t *prev, *next;  /* LRU list: head least recent */
     uint32_t head, tail, free_list, n_entries;
     uint32_t *table;        /* open addressing, linear probing: id -> entry */
@@ -103,7 +106,7 @@ static void insert(chunk_pool *p, uint64_t id, uint64_t blocks, uint64_t stamp)
     uint32_t e = p->free_list != NIL ? p->free_list : p->n_entries++;
     if (e == p->free_list)
         p->free_list = p->next[e];
-    p->key[e] = id, p->blocks[e] = blocks, p->stamp[e] = stamp;
+    p->key[e] = id, p->blocks[e] = blocks, p->stamp[e] = p->born[e] = stamp;
     uint64_t s = slot_of(p, id);
     while (p->table[s] != NIL)
         s = (s + 1) & p->mask;
@@ -121,10 +124,11 @@ static int pool_init(chunk_pool *p, size_t n_chunks, uint64_t usable)
     p->key = malloc(n * sizeof *p->key);
     p->blocks = malloc(n * sizeof *p->blocks);
     p->stamp = malloc(n * sizeof *p->stamp);
+    p->born = malloc(n * sizeof *p->born);
     p->prev = malloc(n * sizeof *p->prev);
     p->next = malloc(n * sizeof *p->next);
     p->table = malloc(slots * sizeof *p->table);
-    if (!p->key || !p->blocks || !p->stamp || !p->prev || !p->next || !p->table)
+    if (!p->key || !p->blocks || !p->stamp || !p->born || !p->prev || !p->next || !p->table)
         return -1;
     memset(p->table, 0xff, slots * sizeof *p->table);
     p->mask = slots - 1;
@@ -135,7 +139,7 @@ static int pool_init(chunk_pool *p, size_t n_chunks, uint64_t usable)
 
 static void pool_free(chunk_pool *p)
 {
-    free(p->key), free(p->blocks), free(p->stamp), free(p->prev), free(p->next), free(p->table);
+    free(p->key), free(p->blocks), free(p->stamp), free(p->born), free(p->prev), free(p->next), free(p->table);
 }
 
 static uint64_t blocks_of(uint64_t tokens, uint32_t bs)
@@ -166,7 +170,10 @@ static uint64_t serve(chunk_pool *p, const kvp_workload *w, const kvp_sim_reques
             insert(p, c[k].id, blocks_of(c[k].tokens, bs), stamp);
             continue;
         }
-        hit += c[k].tokens;
+        /* a chunk this prompt already computed is computed again: its KV
+         * exists only once the prefill that makes it has run */
+        if (p->born[e] != stamp)
+            hit += c[k].tokens;
         p->stamp[e] = stamp; /* pinned for this request, and the most recent */
         unlink_entry(p, e);
         append(p, e);
