@@ -113,6 +113,25 @@ static void last_token(void)
     kvp_workload_free(&w);
 }
 
+/* A chunk a prompt repeats: X's second copy follows X's own prefill, so it is
+ * computed again (nothing of a prompt is cached before it runs); A, cached by
+ * the first request, is a hit both times the third request names it.
+ * Block 4: R1 A(8); R2 X(4) X(4) A(8): hit 8; R3 A(8) A(8) Z(4): hit 16. */
+static void repeats(void)
+{
+    static const uint64_t reqs[][2] = {
+        {0, 0}, {A, 8}, {0, 0},
+        {0, 0}, {U1, 4}, {U1, 4}, {A, 8}, {0, 0},
+        {0, 0}, {A, 8}, {A, 8}, {Z, 4}, {0, 0},
+    };
+    kvp_workload w;
+    build(&w, 4, reqs, sizeof reqs / sizeof reqs[0]);
+    kvp_sim_result a = run(&w, 100, 1);
+    CHECK("repeats: a chunk repeated after its own prefill is not a hit, a cached one is twice",
+          a.hit_tokens == 8 + 16);
+    kvp_workload_free(&w);
+}
+
 /* Conversation 1 sends a(8) b(4), then a(8) b(4) c(8); conversation 2
  * z(8).  Block 4.  The second request's previous one holds 3 full blocks,
  * and it may hit (20 - 1) / 4 = 4: 12 of its 20 tokens, 0.6.  Distinct
@@ -146,6 +165,7 @@ int main(void)
     rag_order();
     lru_chunks();
     last_token();
+    repeats();
     stats();
     return check_failures != 0;
 }
