@@ -135,6 +135,7 @@ int sim_model_pool(const cli_opts *o, kvp_model **m, kvp_vllm_result *r);
 int sim_parse_sweep(const char *s, uint64_t **caps, size_t *n);
 /* --trace or --workload, for blocks of bs tokens */
 int sim_block_size(const cli_opts *o, uint32_t *bs);
+uint64_t *sim_caps_tokens(const uint64_t *caps, size_t n, uint32_t bs);
 int sim_load_workload(const cli_opts *o, uint32_t bs, kvp_workload *w);
 /* the one-at-a-time replay's run, for its report (sim_report.c) */
 typedef struct sim_job {

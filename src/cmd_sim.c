@@ -362,16 +362,23 @@ static int replay(const cli_opts *o, sim_job *j)
     return 0;
 }
 
+/* A sweep's capacities in tokens, for a plot's x axis (NULL: out of memory) */
+uint64_t *sim_caps_tokens(const uint64_t *caps, size_t n, uint32_t bs)
+{
+    uint64_t *tok = malloc((n ? n : 1) * sizeof *tok);
+    for (size_t i = 0; tok && i < n; i++)
+        tok[i] = caps[i] * bs;
+    return tok;
+}
+
 /* --plot F.svg: the sweep's hit rates against capacity, the cliff marked */
 static int plot(const cli_opts *o, const sim_job *j)
 {
     kvp_error e;
     char title[256];
-    uint64_t *tok = malloc(j->n * sizeof *tok);
+    uint64_t *tok = sim_caps_tokens(j->caps, j->n, j->bs);
     if (!tok)
         return cli_fail(EXIT_INPUT, "sim: out of memory");
-    for (size_t i = 0; i < j->n; i++)
-        tok[i] = j->caps[i] * j->bs;
     snprintf(title, sizeof title, "%s · hit rate vs capacity (block %u)", j->w.name, j->bs);
     int rc = kvp_sim_plot(o->plot, o->force, title, tok, j->r, j->any, j->n, &e)
                  ? cli_fail_err(&e) : 0;

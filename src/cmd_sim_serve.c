@@ -606,11 +606,9 @@ static int plot(const cli_opts *o, const kvp_workload *w, const serve_job *j)
 {
     kvp_error e;
     char title[256];
-    uint64_t *tok = malloc(j->n * sizeof *tok);
+    uint64_t *tok = sim_caps_tokens(j->caps, j->n, j->c.block_size);
     if (!tok)
         return cli_fail(EXIT_INPUT, "sim: out of memory");
-    for (size_t i = 0; i < j->n; i++)
-        tok[i] = j->caps[i] * j->c.block_size;
     snprintf(title, sizeof title, "%s · %s · hit rate and wall time vs capacity", w->name,
              j->c.policy == KVP_SERVE_RADIX ? "SGLang radix" : "vLLM v1");
     int rc = kvp_serve_plot(o->plot, o->force, title, tok, j->r, j->n, &e) ? cli_fail_err(&e) : 0;

@@ -17,12 +17,12 @@ typedef struct mc_ctx {
     size_t cap;
 } mc_ctx;
 
-static int mc_request(mc_ctx *x, json_t *o, const char *where, kvp_error *err)
+static int mc_request(void *ctx, void *json, const char *where, kvp_error *err)
 {
+    mc_ctx *x = ctx;
+    json_t *o = json;
     json_t *ts = json_object_get(o, "timestamp"), *ids = json_object_get(o, "hash_ids");
     uint64_t in, out;
-    if (!json_is_object(o))
-        return kvp_fail(err, KVP_EINPUT, "%s: not a JSON object", where);
     if (!ts || !json_is_number(ts) || json_number_value(ts) < 0)
         return kvp_fail(err, KVP_EINPUT, "%s: %s \"timestamp\" (a number of ms, >= 0)", where,
                         ts ? "bad" : "no");
@@ -55,18 +55,6 @@ static int mc_request(mc_ctx *x, json_t *o, const char *where, kvp_error *err)
     return wl_add(&x->b, x->c, want, out, json_number_value(ts), 0, err);
 }
 
-static int mc_line(void *ctx, char *line, size_t len, const char *where, kvp_error *err)
-{
-    json_error_t je;
-    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    if (!o)
-        return kvp_fail(err, KVP_EINPUT, "%s: bad JSON at column %d: %s", where, je.column,
-                        je.text);
-    int rc = mc_request(ctx, o, where, err);
-    json_decref(o);
-    return rc;
-}
-
 int wl_read_mooncake(const char *path, uint32_t bs, kvp_workload *w, kvp_error *err)
 {
     mc_ctx x = {.c = NULL};
@@ -74,7 +62,7 @@ int wl_read_mooncake(const char *path, uint32_t bs, kvp_workload *w, kvp_error *
     FILE *f = fopen(path, "r");
     if (!f)
         return wl_finish(&x.b, 0, kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno)), err);
-    int rc = wl_each_line(f, path, mc_line, &x, err);
+    int rc = wl_each_json_line(f, path, mc_request, &x, err);
     fclose(f);
     free(x.c);
     /* the trace is in arrival order; a replay keeps the file's order */

@@ -59,20 +59,14 @@ typedef struct rp_ctx {
 
 /* ---- the component files ---- */
 
-static int rp_len_line(void *ctx, char *line, size_t len, const char *where, kvp_error *err)
+static int rp_len_line(void *ctx, void *json, const char *where, kvp_error *err)
 {
     rp_table *t = ctx;
-    json_error_t je;
-    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    if (!o)
-        return kvp_fail(err, KVP_EINPUT, "%s: bad JSON at column %d: %s", where, je.column,
-                        je.text);
+    json_t *o = json;
     uint64_t id, tokens;
     int rc = 0;
     json_t *v = json_object_get(o, t->def->key);
-    if (!json_is_object(o))
-        rc = kvp_fail(err, KVP_EINPUT, "%s: not a JSON object", where);
-    else if (!json_is_integer(v) || json_integer_value(v) < 0)
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
         rc = kvp_fail(err, KVP_EINPUT, "%s: %s \"%s\" (a whole number >= 0)", where,
                       v ? "bad" : "no", t->def->key);
     else if (!(rc = wl_json_count(o, "token_length", 1, where, &tokens, err))) {
@@ -92,7 +86,6 @@ static int rp_len_line(void *ctx, char *line, size_t len, const char *where, kvp
             t->v[t->n++] = (rp_len){id, tokens, colon ? strtoul(colon + 1, NULL, 10) : 0};
         }
     }
-    json_decref(o);
     return rc;
 }
 
@@ -114,7 +107,7 @@ static int rp_load_table(rp_table *t, const char *dir, kvp_error *err)
     if (!f)
         return kvp_fail(err, KVP_EINPUT, "%s: %s (RAGPulse's %s lengths)", path, strerror(errno),
                         t->def->list);
-    int rc = wl_each_line(f, path, rp_len_line, t, err);
+    int rc = wl_each_json_line(f, path, rp_len_line, t, err);
     fclose(f);
     if (rc)
         return rc;
@@ -269,10 +262,10 @@ static int rp_lists(rp_ctx *x, json_t *o, json_t *lists[RP_N], const char *where
     return 0;
 }
 
-static int rp_request(rp_ctx *x, json_t *o, const char *where, kvp_error *err)
+static int rp_request(void *ctx, void *json, const char *where, kvp_error *err)
 {
-    if (!json_is_object(o))
-        return kvp_fail(err, KVP_EINPUT, "%s: not a JSON object", where);
+    rp_ctx *x = ctx;
+    json_t *o = json;
     double ms = 0;
     uint64_t out, in = 0;
     json_t *sid = json_object_get(o, "session_id"), *lists[RP_N];
@@ -302,18 +295,6 @@ static int rp_request(rp_ctx *x, json_t *o, const char *where, kvp_error *err)
     x->chunk_tokens = p > UINT64_MAX - x->chunk_tokens ? UINT64_MAX : x->chunk_tokens + p;
     x->input_tokens = in > UINT64_MAX - x->input_tokens ? UINT64_MAX : x->input_tokens + in;
     return 0;
-}
-
-static int rp_line(void *ctx, char *line, size_t len, const char *where, kvp_error *err)
-{
-    json_error_t je;
-    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    if (!o)
-        return kvp_fail(err, KVP_EINPUT, "%s: bad JSON at column %d: %s", where, je.column,
-                        je.text);
-    int rc = rp_request(ctx, o, where, err);
-    json_decref(o);
-    return rc;
 }
 
 /* PATH is the folder or its 0_trace.jsonl: the folder and the trace file */
@@ -368,7 +349,7 @@ int wl_read_ragpulse(const char *path, uint32_t bs, kvp_workload *w, kvp_error *
     if (!rc && !(f = fopen(trace, "r")))
         rc = kvp_fail(err, KVP_EINPUT, "%s: %s", trace, strerror(errno));
     if (!rc)
-        rc = wl_each_line(f, trace, rp_line, &x, err);
+        rc = wl_each_json_line(f, trace, rp_request, &x, err);
     if (f)
         fclose(f);
     if (!rc)

@@ -334,10 +334,10 @@ static int tk_cached(tk_ctx *x, json_t *o, const char *where, kvp_error *err)
     return 0;
 }
 
-static int tk_request(tk_ctx *x, json_t *o, const char *where, kvp_error *err)
+static int tk_request(void *ctx, void *json, const char *where, kvp_error *err)
 {
-    if (!json_is_object(o))
-        return kvp_fail(err, KVP_EINPUT, "%s: not a JSON object", where);
+    tk_ctx *x = ctx;
+    json_t *o = json;
     double ms;
     uint64_t out, pass = 0;
     uint32_t conv = 0;
@@ -368,20 +368,6 @@ static int tk_request(tk_ctx *x, json_t *o, const char *where, kvp_error *err)
     return 0;
 }
 
-static int tk_line(void *ctx, char *line, size_t len, const char *where, kvp_error *err)
-{
-    json_error_t je;
-    if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) /* a UTF-8 byte-order mark */
-        line += 3, len -= 3;
-    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    if (!o)
-        return kvp_fail(err, KVP_EINPUT, "%s: bad JSON at column %d: %s", where, je.column,
-                        je.text);
-    int rc = tk_request(ctx, o, where, err);
-    json_decref(o);
-    return rc;
-}
-
 /* Integers 1..2^24 name themselves (so a written file reads back to the same
  * numbers); any other key makes every conversation numbered by appearance. */
 static void tk_number_convs(tk_ctx *x)
@@ -406,7 +392,7 @@ int wl_read_tokens(const char *path, uint32_t bs, kvp_workload *w, kvp_error *er
     FILE *f = fopen(path, "r");
     if (!f)
         return wl_finish(&x.b, 0, kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno)), err);
-    int rc = wl_each_line(f, path, tk_line, &x, err);
+    int rc = wl_each_json_line(f, path, tk_request, &x, err);
     fclose(f);
     if (!rc)
         tk_number_convs(&x);

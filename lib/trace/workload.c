@@ -176,6 +176,33 @@ int wl_each_line(FILE *f, const char *path, wl_line_fn fn, void *ctx, kvp_error 
     return rc;
 }
 
+typedef struct json_lines {
+    wl_json_fn fn;
+    void *ctx;
+} json_lines;
+
+static int json_line(void *ctx, char *line, size_t len, const char *where, kvp_error *err)
+{
+    json_lines *j = ctx;
+    json_error_t je;
+    if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) /* a UTF-8 byte-order mark */
+        line += 3, len -= 3;
+    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    if (!o)
+        return kvp_fail(err, KVP_EINPUT, "%s: bad JSON at column %d: %s", where, je.column,
+                        je.text);
+    int rc = json_is_object(o) ? j->fn(j->ctx, o, where, err)
+                               : kvp_fail(err, KVP_EINPUT, "%s: not a JSON object", where);
+    json_decref(o);
+    return rc;
+}
+
+int wl_each_json_line(FILE *f, const char *path, wl_json_fn fn, void *ctx, kvp_error *err)
+{
+    json_lines j = {fn, ctx};
+    return wl_each_line(f, path, json_line, &j, err);
+}
+
 int wl_json_count(void *json_object, const char *key, uint64_t min, const char *where,
                   uint64_t *out, kvp_error *err)
 {
