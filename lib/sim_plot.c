@@ -20,7 +20,7 @@ int kvp_sim_plot(const char *path, int force, const char *title,
         v[2 * n + i] = any ? any[i].hit_rate : 0;
     }
     const double *y[2] = {v + n, v + 2 * n};
-    const char *labels[2] = {"hit rate, prefix (vLLM)", "hit rate, any position (what-if)"};
+    const char *labels[2] = {"prefix (vLLM)", "any position (what-if)"};
     size_t c = kvp_sim_cliff(prefix, n);
     char mark[96] = "";
     double mx = -1;
@@ -30,7 +30,7 @@ int kvp_sim_plot(const char *path, int force, const char *title,
         snprintf(mark, sizeof mark, "cliff: %.3f -> %.3f", prefix[c - 1].hit_rate,
                  prefix[c].hit_rate);
     }
-    int rc = kvp_svg_rates(path, force, title, "capacity (K = 1,000 tokens)", v, n, y, labels,
+    int rc = kvp_svg_rates(path, force, title, "capacity in tokens (K = 10^3, M = 10^6)", v, n, y, labels,
                            any ? 2 : 1, mx, mark, err);
     free(v);
     return rc;

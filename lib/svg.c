@@ -1,9 +1,11 @@
 /* svg.c - charts as standalone SVG documents: a stacked area of memory
  * against context length, one band per part of the cache (full layers,
  * windows, latent, fixed state), which says at a glance what grows and what
- * does not; and two lines on two axes (the serving sweep's hit rate and wall
- * time against capacity), where the cliff shows in both units at once.
- * Hand-written because they are two charts: no plotting dependency. */
+ * does not; two lines on two axes (the serving sweep's hit rate and wall
+ * time against capacity), where the cliff shows in both units at once; and
+ * hit rates on one axis (the prefix-cache sweep, log-scaled when it spans
+ * a wide range).  Hand-written because they are three charts: no plotting
+ * dependency. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,12 +154,29 @@ int kvp_svg_stacked(const char *path, int force, const char *title, const double
 
 typedef struct frame {
     double x0, x1, ymax[2];
+    int logx;   /* x on a log scale (a sweep spaced by a constant factor) */
 } frame;
 
 static double fx(const frame *fr, double x)
 {
-    double span = fr->x1 > fr->x0 ? fr->x1 - fr->x0 : 1;
-    return L_MARGIN + (x - fr->x0) / span * (W - L_MARGIN - R_MARGIN);
+    double a = fr->logx ? log(fr->x0) : fr->x0, b = fr->logx ? log(fr->x1) : fr->x1;
+    double v = fr->logx ? log(x) : x, span = b > a ? b - a : 1;
+    return L_MARGIN + (v - a) / span * (W - L_MARGIN - R_MARGIN);
+}
+
+/* the i-th of 6 x ticks, evenly spaced on the frame's scale */
+static double tick_x(const frame *fr, int i)
+{
+    return fr->logx ? fr->x0 * pow(fr->x1 / fr->x0, i / 5.0) : fr->x0 + (fr->x1 - fr->x0) * i / 5;
+}
+
+/* a token count as a tick label: 8.9K, 210K, 14.2M */
+static void tick_label(char *buf, size_t n, double x)
+{
+    if (x >= 1e6)
+        snprintf(buf, n, "%.3gM", x / 1e6);
+    else
+        snprintf(buf, n, "%.3gK", x / 1e3);
 }
 
 static void line_axes(FILE *f, const frame *fr, const char *xlabel, const char *const *ylab)
@@ -169,9 +188,11 @@ static void line_axes(FILE *f, const frame *fr, const char *xlabel, const char *
             H - B_MARGIN, W - R_MARGIN, T_MARGIN, W - R_MARGIN, H - B_MARGIN);
     fprintf(f, "<g font-family=\"sans-serif\" font-size=\"11\" fill=\"#333\">\n");
     for (int i = 0; i <= 5; i++) {
-        double x = fr->x0 + (fr->x1 - fr->x0) * i / 5;
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.4gK</text>\n", fx(fr, x),
-                H - B_MARGIN + 16, x / 1000);
+        char label[32];
+        double x = tick_x(fr, i);
+        tick_label(label, sizeof label, x);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", fx(fr, x),
+                H - B_MARGIN + 16, label);
     }
     for (int a = 0; a < 2; a++) {
         double ys = nice_step(fr->ymax[a], 5);
@@ -220,7 +241,7 @@ int kvp_svg_lines2(const char *path, int force, const char *title, const char *x
     FILE *f = open_out(path, force, err);
     if (!f)
         return -1;
-    frame fr = {x[0], x[n - 1], {axis_max(y[0], n), axis_max(y[1], n)}};
+    frame fr = {x[0], x[n - 1], {axis_max(y[0], n), axis_max(y[1], n)}, 0};
     header(f, title);
     line_axes(f, &fr, xlabel, labels);
     polyline(f, &fr, x, y[0], n, 0);
@@ -241,7 +262,9 @@ int kvp_svg_rates(const char *path, int force, const char *title, const char *xl
     FILE *f = open_out(path, force, err);
     if (!f)
         return -1;
-    frame fr = {x[0], x[n - 1], {1, 1}};
+    /* a range past 20x is drawn on a log scale, where a geometric sweep's
+     * points sit evenly */
+    frame fr = {x[0], x[n - 1], {1, 1}, x[0] > 0 && x[n - 1] / x[0] > 20};
     const char *ylab[2] = {labels[0], n_series > 1 ? labels[1] : ""};
     header(f, title);
     line_axes(f, &fr, xlabel, ylab);

@@ -3,6 +3,7 @@
  * and reports the token hit rate; --sweep finds the capacity cliff.  The
  * concurrent replay (--concurrent) is in cmd_sim_serve.c. */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,7 +67,9 @@ static const char help[] =
     "  --sweep A..B[/P]      P capacities (default 11) from A to B blocks; names the\n"
     "                        cliff, where the hit rate rises most (where reuse\n"
     "                        collapses below it)\n"
-    "  --sweep auto[/P]      from the largest request's blocks to --unbounded's pool\n"
+    "  --sweep auto[/P]      P capacities (default 11) from the largest request's\n"
+    "                        blocks to --unbounded's pool, each a constant factor\n"
+    "                        above the one before (a --plot of it is log-scaled)\n"
     "  --reuse any-position  also replay reuse beyond the prefix, a what-if no runtime\n"
     "                        here does (CacheBlend-style): each chunk of content (a\n"
     "                        RAG passage, a trace's block) found wherever it occurs,\n"
@@ -263,20 +266,37 @@ static int model_pool(const cli_opts *o, uint64_t *blocks, uint32_t *bs, uint64_
     return rc;
 }
 
-/* "auto[/P]": P capacities from the largest request's blocks (below it every
- * request is oversized) to a pool that never evicts */
+/* "auto[/P]": P capacities from the largest request's blocks (below it some
+ * request cannot run at all) to a pool that never evicts, spaced by a
+ * constant factor: a workload's cliff may sit anywhere from a system prompt's
+ * size to its whole working set, and even steps would pass over the small end */
 static int auto_sweep(const char *spec, int any, const sim_job *j, uint64_t **caps, size_t *n)
 {
-    char buf[64];
     uint64_t lo = (any ? j->st.max_chunk_request_blocks : j->st.max_request_blocks) + 1;
     uint64_t hi = any && j->st.unbounded_chunk_blocks > j->st.unbounded_blocks
                       ? j->st.unbounded_chunk_blocks : j->st.unbounded_blocks;
-    const char *pts = spec[4] == '/' ? spec + 5 : "11";
-    if (spec[4] && spec[4] != '/')
-        return cli_fail(EXIT_USAGE, "--sweep %s: expected A..B[/POINTS] or auto[/POINTS]", spec);
-    snprintf(buf, sizeof buf, "%llu..%llu/%s", (unsigned long long)(lo < 2 ? 2 : lo),
-             (unsigned long long)(hi > lo ? hi : lo + 1), pts);
-    return sim_parse_sweep(buf, caps, n);
+    char *end;
+    unsigned long pts = spec[4] == '/' ? strtoul(spec + 5, &end, 10) : 11;
+    if ((spec[4] && spec[4] != '/') || (spec[4] == '/' && (*end || end == spec + 5)) ||
+        pts < 2 || pts > 1000)
+        return cli_fail(EXIT_USAGE, "--sweep %s: expected A..B[/POINTS] or auto[/POINTS], 2 to "
+                        "1000 points", spec);
+    lo = lo < 2 ? 2 : lo;
+    hi = hi > lo ? hi : lo + 1;
+    if (hi > (1ull << 24))
+        return cli_fail(EXIT_INPUT, "sim: the workload needs a pool of %llu blocks; the "
+                        "simulator's limit is 2^24 (a larger --block-size needs fewer)",
+                        (unsigned long long)hi);
+    if (!(*caps = malloc(pts * sizeof **caps)))
+        return cli_fail(EXIT_INPUT, "sim: out of memory");
+    *n = 0;
+    for (unsigned long i = 0; i < pts; i++) {
+        uint64_t c = i + 1 == pts ? hi
+                     : (uint64_t)((double)lo * pow((double)hi / (double)lo, (double)i / (pts - 1)));
+        if (*n == 0 || (*caps)[*n - 1] < c)
+            (*caps)[(*n)++] = c; /* a narrow range repeats points */
+    }
+    return 0;
 }
 
 /* The capacities to run: the sweep's, or the one given in blocks or tokens,

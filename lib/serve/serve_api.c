@@ -235,7 +235,7 @@ int kvp_serve_plot(const char *path, int force, const char *title,
     }
     const double *y[2] = {v + n, v + 2 * n};
     const char *labels[2] = {"hit rate", r[0].timed ? "wall time, s (a model)" : "wall time: not modelled"};
-    int rc = kvp_svg_lines2(path, force, title, "capacity (K = 1,000 tokens)", v, n, y, labels, err);
+    int rc = kvp_svg_lines2(path, force, title, "capacity in tokens (K = 10^3, M = 10^6)", v, n, y, labels, err);
     free(v);
     return rc;
 }
