@@ -37,7 +37,8 @@ static int distinct_hashes(const kvp_workload *w, uint64_t *n)
     uint64_t *h = malloc((w->n_hashes ? w->n_hashes : 1) * sizeof *h);
     if (!h)
         return -1;
-    memcpy(h, w->hashes, w->n_hashes * sizeof *h);
+    if (w->n_hashes) /* none: maybe no array at all */
+        memcpy(h, w->hashes, w->n_hashes * sizeof *h);
     qsort(h, w->n_hashes, sizeof *h, cmp_u64);
     *n = 0;
     for (size_t i = 0; i < w->n_hashes; i++)
@@ -52,7 +53,8 @@ static int distinct_chunks(const kvp_workload *w, uint64_t *tokens, uint64_t *bl
     kvp_sim_chunk *c = malloc((w->n_chunks ? w->n_chunks : 1) * sizeof *c);
     if (!c)
         return -1;
-    memcpy(c, w->chunks, w->n_chunks * sizeof *c);
+    if (w->n_chunks)
+        memcpy(c, w->chunks, w->n_chunks * sizeof *c);
     qsort(c, w->n_chunks, sizeof *c, cmp_chunk);
     *tokens = *blocks = 0;
     for (size_t i = 0; i < w->n_chunks; i++)
