@@ -187,7 +187,7 @@ static int form_tokens(tk_ctx *x, json_t *a, const char *where, size_t *nc, kvp_
     if (!json_is_array(a) || n == 0)
         return kvp_fail(err, KVP_EINPUT, "%s: \"tokens\" must be a non-empty array of token "
                         "ids", where);
-    if (n > KVP_MAX_TOKENS)
+    if ((uint64_t)n > KVP_MAX_TOKENS) /* size_t may be narrower (the browser's) */
         return kvp_fail(err, KVP_EINPUT, "%s: a prompt of more than 2^40 tokens", where);
     if (reserve((void **)&x->ids, &x->cap_ids, n, sizeof *x->ids, where, err) ||
         reserve((void **)&x->c, &x->cap, n / bs + 1, sizeof *x->c, where, err))
