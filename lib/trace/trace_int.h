@@ -67,6 +67,13 @@ int wl_each_json_line(FILE *f, const char *path, wl_json_fn fn, void *ctx, kvp_e
 int wl_json_count(void *json_object, const char *key, uint64_t min, const char *where,
                   uint64_t *out, kvp_error *err);
 
+/* kvplan's JSONL (tokens.c reads it, write.c writes it): arrivals in
+ * seconds up to 1e12 (31,000 years: past any trace, still exact in ms), kept
+ * to the nanosecond below 2^51 ns; chunk ids below 2^63 (JSON integers) */
+#define JSONL_MAX_ARRIVAL_S 1e12
+#define JSONL_NS_EXACT 0x1p51
+#define JSONL_ID_MAX 0x7fffffffffffffffull
+
 /* the readers, one per format (lib/trace/<format>.c) */
 int wl_read_mooncake(const char *path, uint32_t bs, kvp_workload *w, kvp_error *err);
 int wl_read_kvtester(const char *path, uint32_t bs, kvp_workload *w, kvp_error *err);
