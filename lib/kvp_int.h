@@ -59,6 +59,12 @@ static inline uint64_t kvp_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* Whole blocks of bs tokens that hold `tokens` (bs >= 1). */
+static inline uint64_t kvp_blocks_of(uint64_t tokens, uint64_t bs)
+{
+    return tokens / bs + (tokens % bs != 0);
+}
+
 static inline int kvp_mul(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_mul_overflow(a, b, out) ? -1 : 0;

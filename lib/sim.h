@@ -79,6 +79,10 @@ void sim_pool_cache(sim_pool *p, sim_req *r, uint64_t from, uint64_t to);
  * c->any_position set. */
 int sim_chunks_run(const kvp_workload *w, const kvp_sim_config *c, kvp_sim_result *out,
                    kvp_error *err);
+/* The blocks a request holds at its peak there: its prompt chunks, each in
+ * whole blocks (a chunk the prompt repeats counted each time, which can only
+ * overstate it), and its decode (every output token but the last is fed back). */
+uint64_t sim_chunks_request_blocks(const kvp_workload *w, const kvp_sim_request *q, uint32_t bs);
 
 /* Copies the free queue, head first; returns its length. */
 size_t sim_pool_queue(const sim_pool *p, uint32_t *out, size_t cap);

@@ -139,23 +139,16 @@ static int pool_init(chunk_pool *p, size_t n_chunks, uint64_t usable)
 
 static void pool_free(chunk_pool *p)
 {
-    free(p->key), free(p->blocks), free(p->stamp), free(p->born), free(p->prev), free(p->next), free(p->table);
+    free(p->key), free(p->blocks), free(p->stamp), free(p->born);
+    free(p->prev), free(p->next), free(p->table);
 }
 
-static uint64_t blocks_of(uint64_t tokens, uint32_t bs)
+uint64_t sim_chunks_request_blocks(const kvp_workload *w, const kvp_sim_request *q, uint32_t bs)
 {
-    return tokens / bs + (tokens % bs != 0);
-}
-
-/* The blocks the request holds at its peak: its prompt chunks (a chunk the
- * prompt repeats counted each time, which can only overstate it) and its
- * decode (every output token but the last is fed back). */
-static uint64_t request_blocks(const kvp_workload *w, const kvp_sim_request *q, uint32_t bs)
-{
-    uint64_t n = blocks_of(q->output_tokens ? q->output_tokens - 1 : 0, bs);
+    uint64_t n = kvp_blocks_of(q->output_tokens ? q->output_tokens - 1 : 0, bs);
     const kvp_sim_chunk *c = w->chunks + q->chunk_off;
     for (size_t k = 0; k < q->n_chunks; k++)
-        n += blocks_of(c[k].tokens, bs);
+        n += kvp_blocks_of(c[k].tokens, bs);
     return n;
 }
 
@@ -167,7 +160,7 @@ static uint64_t serve(chunk_pool *p, const kvp_workload *w, const kvp_sim_reques
     for (size_t k = 0; caching && k < q->n_chunks; k++) {
         uint32_t e = find(p, c[k].id);
         if (e == NIL) {
-            insert(p, c[k].id, blocks_of(c[k].tokens, bs), stamp);
+            insert(p, c[k].id, kvp_blocks_of(c[k].tokens, bs), stamp);
             continue;
         }
         /* a chunk this prompt already computed is computed again: its KV
@@ -179,7 +172,7 @@ static uint64_t serve(chunk_pool *p, const kvp_workload *w, const kvp_sim_reques
         append(p, e);
     }
     /* the decode's blocks, held while it runs */
-    make_room(p, blocks_of(q->output_tokens ? q->output_tokens - 1 : 0, bs));
+    make_room(p, kvp_blocks_of(q->output_tokens ? q->output_tokens - 1 : 0, bs));
     return hit < q->prompt_tokens ? hit : q->prompt_tokens - 1;
 }
 
@@ -199,7 +192,7 @@ int sim_chunks_run(const kvp_workload *w, const kvp_sim_config *c, kvp_sim_resul
         const kvp_sim_request *q = &w->req[i];
         out->requests++;
         out->prompt_tokens += q->prompt_tokens;
-        uint64_t held = request_blocks(w, q, c->block_size);
+        uint64_t held = sim_chunks_request_blocks(w, q, c->block_size);
         if (held > usable) {
             out->oversized++; /* all computed, the cache untouched */
             continue;

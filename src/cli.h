@@ -147,6 +147,7 @@ typedef struct sim_job {
     kvp_sim_result *r;          /* prefix reuse, per capacity */
     kvp_sim_result *any;        /* the any-position what-if (NULL: not asked) */
     int sweep, caching;
+    uint64_t model_blocks;      /* with a MODEL: vLLM's num_gpu_blocks for it */
     uint64_t block_bytes;       /* with a MODEL: one block's KV over all layers (else 0) */
     const char *model;
 } sim_job;

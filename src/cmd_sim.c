@@ -313,12 +313,14 @@ static int capacities(const cli_opts *o, sim_job *j)
         return j->sweep = 1, auto_sweep(o->sim_sweep, o->reuse_any, j, &j->caps, &j->n);
     if (o->sim_sweep)
         return j->sweep = 1, sim_parse_sweep(o->sim_sweep, &j->caps, &j->n);
-    if (o->unbounded)
+    if (o->model)
+        c = j->model_blocks; /* vLLM's own pool: its limits are the simulator's */
+    else if (o->unbounded)
         c = o->reuse_any && j->st.unbounded_chunk_blocks > j->st.unbounded_blocks
                 ? j->st.unbounded_chunk_blocks : j->st.unbounded_blocks;
     else
         c = o->capacity_blocks ? o->capacity_blocks : o->capacity_tokens / j->bs;
-    if (c < 2 || c > (1ull << 24))
+    if (!o->model && (c < 2 || c > (1ull << 24)))
         return cli_fail(EXIT_INPUT, "sim: a capacity of %llu blocks of %u tokens: the pool "
                         "needs 2 to 2^24 blocks (the null block and one usable)",
                         (unsigned long long)c, j->bs);
@@ -416,29 +418,19 @@ static int sequential(const cli_opts *o)
     j.caching = o->prefix_caching != 0;
     j.model = o->model;
     int rc = sim_block_size(o, &j.bs);
-    if (!rc && o->model) { /* the model's pool sets the block size the trace is hashed at */
-        uint64_t c = 0;
-        if (!(rc = model_pool(o, &c, &j.bs, &j.block_bytes)) && !(j.caps = malloc(sizeof *j.caps)))
-            rc = cli_fail(EXIT_INPUT, "sim: out of memory");
-        if (!rc)
-            j.caps[0] = c, j.n = 1;
-    }
+    if (!rc && o->model) /* the model's pool sets the block size the trace is hashed at */
+        rc = model_pool(o, &j.model_blocks, &j.bs, &j.block_bytes);
     if (o->plot && !o->sim_sweep && !rc)
         rc = cli_fail(EXIT_USAGE, "--plot %s: draws a capacity sweep; give --sweep A..B[/P] or "
                       "--sweep auto", o->plot);
     if (o->plot && !o->force && !rc && access(o->plot, F_OK) == 0)
         rc = cli_fail(EXIT_INPUT, "%s: exists; give --force to overwrite it", o->plot);
-    if (rc || (rc = sim_load_workload(o, j.bs, &j.w))) {
-        free(j.caps);
+    if (rc || (rc = sim_load_workload(o, j.bs, &j.w)))
         return rc;
-    }
     if (kvp_workload_stats_of(&j.w, &j.st, &e))
         rc = cli_fail_err(&e);
-    else if (!o->model)
+    else
         rc = capacities(o, &j);
-    else if (o->capacity_blocks || o->capacity_tokens || o->sim_sweep || o->unbounded)
-        rc = cli_fail(EXIT_USAGE, "sim: give one of --capacity-blocks, --capacity-tokens, "
-                      "--sweep, --unbounded or a MODEL (see kvplan sim --help)");
     if (!rc && !(rc = replay(o, &j))) {
         if (o->json)
             sim_print_json(&j);

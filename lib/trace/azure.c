@@ -212,11 +212,7 @@ int wl_read_azure(const char *path, uint32_t bs, kvp_workload *w, kvp_error *err
     az_ctx x = {.rows = NULL};
     wl_builder b;
     wl_init(&b, w, path, "azure", bs);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return wl_finish(&b, 0, kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno)), err);
-    int rc = wl_each_line(f, path, az_line, &x, err);
-    fclose(f);
+    int rc = wl_each_line(path, NULL, az_line, &x, err);
     if (!rc && !x.header_seen)
         rc = kvp_fail(err, KVP_EINPUT, "%s: no requests in the trace (the file is empty)", path);
     else if (!rc && x.n == 0 && x.skipped)

@@ -59,11 +59,7 @@ int wl_read_mooncake(const char *path, uint32_t bs, kvp_workload *w, kvp_error *
 {
     mc_ctx x = {.c = NULL};
     wl_init(&x.b, w, path, "mooncake", bs);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return wl_finish(&x.b, 0, kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno)), err);
-    int rc = wl_each_json_line(f, path, mc_request, &x, err);
-    fclose(f);
+    int rc = wl_each_json_line(path, NULL, mc_request, &x, err);
     free(x.c);
     /* the trace is in arrival order; a replay keeps the file's order */
     return wl_finish(&x.b, 0, rc, err);

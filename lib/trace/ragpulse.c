@@ -101,14 +101,10 @@ static int by_id(const void *a, const void *b)
  * (which length would the prompt have?) */
 static int rp_load_table(rp_table *t, const char *dir, kvp_error *err)
 {
-    char path[4200];
+    char path[4200], what[96];
     snprintf(path, sizeof path, "%s/%s", dir, t->def->file);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return kvp_fail(err, KVP_EINPUT, "%s: %s (RAGPulse's %s lengths)", path, strerror(errno),
-                        t->def->list);
-    int rc = wl_each_json_line(f, path, rp_len_line, t, err);
-    fclose(f);
+    snprintf(what, sizeof what, "RAGPulse's %s lengths", t->def->list);
+    int rc = wl_each_json_line(path, what, rp_len_line, t, err);
     if (rc)
         return rc;
     if (t->n > 1) /* an empty file has no array at all */
@@ -345,13 +341,8 @@ int wl_read_ragpulse(const char *path, uint32_t bs, kvp_workload *w, kvp_error *
     int rc = rp_paths(path, dir, sizeof dir, trace, sizeof trace, err);
     for (int k = 0; !rc && k < RP_N; k++)
         rc = rp_load_table(&x.t[k], dir, err);
-    FILE *f = NULL;
-    if (!rc && !(f = fopen(trace, "r")))
-        rc = kvp_fail(err, KVP_EINPUT, "%s: %s", trace, strerror(errno));
     if (!rc)
-        rc = wl_each_json_line(f, trace, rp_request, &x, err);
-    if (f)
-        fclose(f);
+        rc = wl_each_json_line(trace, NULL, rp_request, &x, err);
     if (!rc)
         rp_note(&x, w);
     for (int k = 0; k < RP_N; k++)

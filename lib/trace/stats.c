@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim.h"
 #include "trace_int.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -24,11 +25,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static uint64_t blocks_of(uint64_t tokens, uint32_t bs)
-{
-    return tokens / bs + (tokens % bs != 0);
 }
 
 /* distinct block hashes: what an unevicting prefix cache holds at the end */
@@ -59,7 +55,7 @@ static int distinct_chunks(const kvp_workload *w, uint64_t *tokens, uint64_t *bl
     *tokens = *blocks = 0;
     for (size_t i = 0; i < w->n_chunks; i++)
         if (i == 0 || c[i].id != c[i - 1].id)
-            *tokens += c[i].tokens, *blocks += blocks_of(c[i].tokens, w->block_size);
+            *tokens += c[i].tokens, *blocks += kvp_blocks_of(c[i].tokens, w->block_size);
     free(c);
     return 0;
 }
@@ -119,10 +115,8 @@ int kvp_workload_stats_of(const kvp_workload *w, kvp_workload_stats *s, kvp_erro
     for (size_t i = 0; i < w->n_req; i++) {
         const kvp_sim_request *q = &w->req[i];
         uint64_t dec = q->output_tokens ? q->output_tokens - 1 : 0;
-        uint64_t blocks = blocks_of(q->prompt_tokens + dec, (uint32_t)bs), chunk_blocks =
-            blocks_of(dec, (uint32_t)bs);
-        for (size_t k = 0; k < q->n_chunks; k++)
-            chunk_blocks += blocks_of(w->chunks[q->chunk_off + k].tokens, (uint32_t)bs);
+        uint64_t blocks = kvp_blocks_of(q->prompt_tokens + dec, bs);
+        uint64_t chunk_blocks = sim_chunks_request_blocks(w, q, (uint32_t)bs);
         s->max_request_blocks = blocks > s->max_request_blocks ? blocks : s->max_request_blocks;
         s->max_chunk_request_blocks = chunk_blocks > s->max_chunk_request_blocks
                                           ? chunk_blocks : s->max_chunk_request_blocks;

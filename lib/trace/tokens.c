@@ -381,11 +381,7 @@ int wl_read_tokens(const char *path, uint32_t bs, kvp_workload *w, kvp_error *er
 {
     tk_ctx x = {.cached = -1, .convs = {.all_small_ints = 1}};
     wl_init(&x.b, w, path, "kvplan", bs);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return wl_finish(&x.b, 0, kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno)), err);
-    int rc = wl_each_json_line(f, path, tk_request, &x, err);
-    fclose(f);
+    int rc = wl_each_json_line(path, NULL, tk_request, &x, err);
     if (!rc)
         tk_number_convs(&x);
     conv_free(&x.convs);

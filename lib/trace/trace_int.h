@@ -53,16 +53,19 @@ uint64_t wl_unique(wl_builder *b);
  * refuses an empty workload; on error the workload is freed. */
 int wl_finish(wl_builder *b, int sort, int rc, kvp_error *err);
 
-/* Line by line over a text file: calls fn for each non-blank line with
- * "PATH:LINE" as where; stops at the first error. */
+/* Line by line over the text file PATH: calls fn for each non-blank line
+ * with "PATH:LINE" as where; stops at the first error.  A file that will not
+ * open is "PATH: reason" (and " (what)" when what names the file's role). */
 typedef int (*wl_line_fn)(void *ctx, char *line, size_t len, const char *where,
                           kvp_error *err);
-int wl_each_line(FILE *f, const char *path, wl_line_fn fn, void *ctx, kvp_error *err);
+int wl_each_line(const char *path, const char *what, wl_line_fn fn, void *ctx,
+                 kvp_error *err);
 /* JSON Lines: each non-blank line parsed as a JSON object (a UTF-8
  * byte-order mark before it skipped) and passed to fn as a json_t *; a line
  * that is not one is an error naming PATH:LINE. */
 typedef int (*wl_json_fn)(void *ctx, void *json_object, const char *where, kvp_error *err);
-int wl_each_json_line(FILE *f, const char *path, wl_json_fn fn, void *ctx, kvp_error *err);
+int wl_each_json_line(const char *path, const char *what, wl_json_fn fn, void *ctx,
+                      kvp_error *err);
 /* A whole-number field of a JSON object in [min, 2^40]. */
 int wl_json_count(void *json_object, const char *key, uint64_t min, const char *where,
                   uint64_t *out, kvp_error *err);

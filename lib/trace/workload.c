@@ -157,8 +157,13 @@ void kvp_workload_free(kvp_workload *w)
 
 /* ---- what the readers share ---- */
 
-int wl_each_line(FILE *f, const char *path, wl_line_fn fn, void *ctx, kvp_error *err)
+int wl_each_line(const char *path, const char *what, wl_line_fn fn, void *ctx,
+                 kvp_error *err)
 {
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return what ? kvp_fail(err, KVP_EINPUT, "%s: %s (%s)", path, strerror(errno), what)
+                    : kvp_fail(err, KVP_EINPUT, "%s: %s", path, strerror(errno));
     char *line = NULL, where[1100];
     size_t n = 0, lineno = 0;
     ssize_t len;
@@ -173,6 +178,7 @@ int wl_each_line(FILE *f, const char *path, wl_line_fn fn, void *ctx, kvp_error 
     free(line);
     if (!rc && ferror(f))
         rc = kvp_fail(err, KVP_EINPUT, "%s: read error: %s", path, strerror(errno));
+    fclose(f);
     return rc;
 }
 
@@ -197,10 +203,11 @@ static int json_line(void *ctx, char *line, size_t len, const char *where, kvp_e
     return rc;
 }
 
-int wl_each_json_line(FILE *f, const char *path, wl_json_fn fn, void *ctx, kvp_error *err)
+int wl_each_json_line(const char *path, const char *what, wl_json_fn fn, void *ctx,
+                      kvp_error *err)
 {
     json_lines j = {fn, ctx};
-    return wl_each_line(f, path, json_line, &j, err);
+    return wl_each_line(path, what, json_line, &j, err);
 }
 
 int wl_json_count(void *json_object, const char *key, uint64_t min, const char *where,
